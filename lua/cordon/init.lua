@@ -1,0 +1,45 @@
+-- lua/cordon/init.lua — require "cordon": the public Lua API.
+-- C submodules (cordon.c.*) hold primitives; the Lua modules beside this file hold policy logic.
+-- Submodules load on first use, so a command pays only for what it touches.
+local M = { version = "0.1.0" }
+
+local lazy = {
+  path = "cordon.c.path",
+  profile = "cordon.profile",
+  boundary = "cordon.c.boundary",
+  sbpl = "cordon.sbpl",
+  manager = "cordon.manager",
+  linux = "cordon.c.linux",
+  sys = "cordon.c.sys",
+  legacy = "cordon.legacy",
+  session = "cordon.c.session",
+  yaml = "cordon.c.yaml",
+  sandbox = "cordon.c.sandbox",
+}
+
+-- Entry points that are functions of a Lua module: cordon.compile_legacy(mode, opts) and so on.
+local entry = {
+  compile_legacy = { "cordon.legacy", "compile" },
+  select = { "cordon.select", "select" },
+  assemble = { "cordon.assemble", "assemble" },
+  explain = { "cordon.explain", "explain" },
+}
+
+setmetatable(M, {
+  __index = function(t, k)
+    local name = lazy[k]
+    if name then
+      local mod = require(name)
+      rawset(t, k, mod)
+      return mod
+    end
+    local e = entry[k]
+    if e then
+      local fn = require(e[1])[e[2]]
+      rawset(t, k, fn)
+      return fn
+    end
+  end,
+})
+
+return M

@@ -1,0 +1,2 @@
+-- lua/cordon/profile.lua — cordon.profile: permission profiles (C matchers, see src/core/profile.h).
+return require "cordon.c.profile"

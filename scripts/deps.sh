@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# scripts/deps.sh — install the Debian packages cordon needs, only those that are missing.
+set -eu
+pkgs=(cmake make gcc clang pkg-config git liblua5.4-dev lua5.4 libyaml-dev libjansson-dev libcmocka-dev
+      libseccomp-dev libedit-dev libsqlite3-dev libclang-rt-14-dev python3)
+[ "${1:-}" = "--bench" ] && pkgs+=(bubblewrap hyperfine)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "cordon: installing ${missing[*]}" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,15 @@
+/* src/lua/embedded.h — the Lua scripts and default profile tree compiled into the binary. */
+#ifndef CORDON_EMBEDDED_H
+#define CORDON_EMBEDDED_H
+#include <stddef.h>
+
+typedef struct {
+  const char *name;  /* Lua: module name ("cordon.legacy"); profiles: relative path ("30-toolchains/node.sb") */
+  const char *data;  /* NUL-terminated */
+  size_t len;
+} cordon_embedded_file;
+
+/* Both end with an entry whose name is NULL; both are sorted by name (strcmp). */
+extern const cordon_embedded_file cordon_embedded_lua[];
+extern const cordon_embedded_file cordon_embedded_profiles[];
+#endif

@@ -1,0 +1,43 @@
+/* src/lua/lutil.c — helpers shared by every binding. */
+#include "lua/lutil.h"
+
+#include "core/buf.h"
+
+#include <stdarg.h>
+
+int cordon_lua_fail(lua_State *L, const char *code, const char *fmt, ...) {
+  cordon_buf msg = CORDON_BUF_INIT;
+  cordon_buf_printf(&msg, "%s: ", code);
+  va_list ap;
+  va_start(ap, fmt);
+  cordon_buf_vprintf(&msg, fmt, ap);
+  va_end(ap);
+  lua_pushnil(L);
+  const char *s = cordon_buf_str(&msg);
+  lua_pushstring(L, s ? s : code);
+  cordon_buf_free(&msg);
+  lua_pushstring(L, code);
+  return 3;
+}
+
+void cordon_lua_newclass(lua_State *L, const char *tname, const luaL_Reg *methods, const luaL_Reg *meta) {
+  if (!luaL_newmetatable(L, tname)) return;  /* already made: it is on the stack */
+  if (meta) luaL_setfuncs(L, meta, 0);
+  lua_newtable(L);
+  if (methods) luaL_setfuncs(L, methods, 0);
+  lua_setfield(L, -2, "__index");
+  lua_pushstring(L, tname);
+  lua_setfield(L, -2, "__name");
+}
+
+const char *cordon_lua_optfield_string(lua_State *L, int t, const char *key, const char *dflt) {
+  int type = lua_getfield(L, t, key);
+  if (type == LUA_TNIL) {
+    lua_pop(L, 1);
+    return dflt;
+  }
+  if (type != LUA_TSTRING) luaL_error(L, "field '%s' must be a string, got %s", key, lua_typename(L, type));
+  const char *s = lua_tostring(L, -1);
+  lua_pop(L, 1);  /* the string stays alive in the table */
+  return s;
+}

@@ -1,0 +1,54 @@
+-- tests/lua/harness.lua — a tiny test runner. Each test file calls t.test(name, fn) and ends with
+-- `return t.finish()`, which prints "N passed, M failed" and returns the exit status.
+local t = { passed = 0, failed = 0 }
+
+function t.test(name, fn)
+  local ok, err = xpcall(fn, debug.traceback)
+  if ok then
+    t.passed = t.passed + 1
+  else
+    t.failed = t.failed + 1
+    io.stderr:write("FAIL ", name, "\n", tostring(err), "\n")
+  end
+end
+
+local function show(v)
+  if type(v) == "string" then return string.format("%q", v) end
+  return tostring(v)
+end
+
+function t.eq(got, want, what)
+  if got ~= want then error((what or "value") .. ": expected " .. show(want) .. ", got " .. show(got), 2) end
+end
+
+function t.ok(v, what)
+  if not v then error((what or "assertion") .. " failed", 2) end
+  return v
+end
+
+-- Asserts that a call returned the failure shape nil, "code: message", "code".
+function t.fails(code, ...)
+  local v, msg, c = ...
+  if v ~= nil or c ~= code then
+    error("expected failure " .. code .. ", got " .. show(v) .. ", " .. show(msg) .. ", " .. show(c), 2)
+  end
+  return msg
+end
+
+-- Deep equality for plain tables.
+function t.same(a, b, what)
+  local function same(x, y)
+    if type(x) ~= "table" or type(y) ~= "table" then return x == y end
+    for k, v in pairs(x) do if not same(v, y[k]) then return false end end
+    for k in pairs(y) do if x[k] == nil then return false end end
+    return true
+  end
+  if not same(a, b) then error((what or "tables") .. " differ", 2) end
+end
+
+function t.finish()
+  io.stdout:write(string.format("%d passed, %d failed\n", t.passed, t.failed))
+  return t.failed == 0 and 0 or 1
+end
+
+return t
