@@ -1,0 +1,27 @@
+/* src/sbpl/ops.h — the Seatbelt operation table: names, aliases, the fallback hierarchy, and which
+ * operations (deny default) does not cover. Shared by the evaluator (alias expansion, unknown-operation
+ * reports), the decision evaluator (fallback chain), the linter and the Linux compiler. */
+#ifndef CORDON_SBPL_OPS_H
+#define CORDON_SBPL_OPS_H
+#include <stdbool.h>
+
+/* The canonical spelling of `name` with aliases expanded ("process-exec" -> "process-exec*",
+ * "file-unlink" -> "file-write-unlink"), or NULL when the operation is unknown. The returned string is
+ * static. */
+const char *cordon_sbpl_op_canonical(const char *name);
+
+/* The next operation in the fallback chain: "file-read-data" -> "file-read*" -> "file*" -> "default";
+ * NULL for "default" and for unknown names. */
+const char *cordon_sbpl_op_parent(const char *canonical);
+
+/* False for the operations that an unfiltered (deny default) does not reach (process-info*,
+ * file-map-executable, iokit-get-properties, nvram*, …): their fallback stops before "default" and they
+ * are allowed unless a rule names them. */
+bool cordon_sbpl_op_default_covers(const char *canonical);
+
+/* True when `canonical` is a wildcard ("file*", "file-read*", …) and `op` lies under it. */
+bool cordon_sbpl_op_within(const char *op, const char *canonical);
+
+/* Iterates all known canonical names: for (i = 0; (n = cordon_sbpl_op_at(i)); i++). */
+const char *cordon_sbpl_op_at(unsigned i);
+#endif
