@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# scripts/bench.sh — side-by-side benchmarks; every number is reported as a ratio or difference
+# against a baseline measured in the same run, because these machines are noisy.
+#   1. assembly:  `cordon policy` (default tree)          vs `cordon version` (same binary, no work)
+#   2. checking:  parse+evaluate a ~150 KB policy; `cordon check --batch` queries per second
+#   3. run:       `cordon run -- /bin/true`               vs bare `/bin/true` and vs bwrap
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+bash "$root/scripts/deps.sh" --bench
+bash "$root/scripts/build.sh" "$root/build" -DCMAKE_BUILD_TYPE=Release
+cordon="$root/build/cordon"
+runs=${BENCH_RUNS:-200}
+tmp=$(mktemp -d /tmp/cordon-bench.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+work="$tmp/work"
+mkdir -p "$work"
+cd "$work"
+
+median_ms() {  # median_ms JSON INDEX
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][int(sys.argv[2])]; print("%.2f" % (r["median"]*1000))' "$1" "$2"
+}
+
+echo "== 1. assembly of the default tree (cordon policy) vs an empty baseline (cordon version)"
+hyperfine -N --warmup 20 --runs "$runs" --export-json "$tmp/assembly.json" \
+  "$cordon version" "$cordon policy --platform darwin -- claude" "$cordon policy --platform linux" >/dev/null
+base=$(median_ms "$tmp/assembly.json" 0); mac=$(median_ms "$tmp/assembly.json" 1); lin=$(median_ms "$tmp/assembly.json" 2)
+size=$("$cordon" policy --platform darwin -- claude | wc -c)
+echo "baseline (cordon version): ${base} ms median"
+echo "cordon policy --platform darwin -- claude: ${mac} ms median (policy ${size} bytes; assembly adds $(python3 -c "print('%.2f' % ($mac-$base))") ms)"
+echo "cordon policy --platform linux: ${lin} ms median"
+
+echo
+echo "== 2. checking: parse+evaluate a generated ~150 KB policy; batch decisions"
+python3 - "$tmp/big.sb" <<'PY'
+import sys
+out = ["(version 1)", "(deny default)"]
+i = 0
+while sum(len(l) + 1 for l in out) < 150_000:
+    out.append(f';; rule {i}\n(allow file-read* (subpath "/opt/tree/{i}/lib") (literal "/etc/conf{i}"))')
+    out.append(f'(deny file-write* (regex #"^/opt/tree/{i}/secret[0-9]+$"))')
+    i += 1
+open(sys.argv[1], "w").write("\n".join(out) + "\n")
+PY
+echo "file-read-data /etc/passwd" >"$tmp/one.txt"
+hyperfine -N --warmup 20 --runs "$runs" --export-json "$tmp/parse.json" \
+  "$cordon check --policy $root/tests/bench/empty.sb --batch $tmp/one.txt" \
+  "$cordon check --policy $tmp/big.sb --batch $tmp/one.txt" >/dev/null
+pb=$(median_ms "$tmp/parse.json" 0); pg=$(median_ms "$tmp/parse.json" 1)
+echo "parse+evaluate $(wc -c <"$tmp/big.sb") bytes: $(python3 -c "print('%.2f' % ($pg-$pb))") ms over an empty policy (${pg} vs ${pb} ms whole process)"
+"$cordon" policy --platform darwin -- claude >"$tmp/default.sb"
+python3 - "$tmp/queries.txt" <<'PY'
+import sys, random
+random.seed(7)
+ops = ["file-read-data", "file-write-data", "file-read-metadata", "process-exec", "mach-lookup", "network-outbound"]
+paths = ["/usr/lib/libSystem.B.dylib", "/Users/u/.ssh/id_ed25519", "/w/src/main.c", "/w/.git/hooks/pre-commit",
+         "/private/tmp/x", "/etc/passwd", "/System/Library/Frameworks/Foundation.framework/Foundation",
+         "/Users/u/.claude/settings.json", "/opt/homebrew/bin/node", "/w/node_modules/a/b/c/index.js"]
+with open(sys.argv[1], "w") as f:
+    for _ in range(1_000_000):
+        f.write(f"{random.choice(ops)} {random.choice(paths)}\n")
+PY
+params=$(sed -n 's/^;; -D\(.*\)$/-D \1/p' "$tmp/default.sb" | tr '\n' ' ')
+start=$(date +%s.%N)
+# shellcheck disable=SC2086
+"$cordon" check --policy "$tmp/default.sb" $params --batch "$tmp/queries.txt" >"$tmp/answers.txt" || true
+end=$(date +%s.%N)
+python3 -c "import sys; n=int(sys.argv[3]); t=float(sys.argv[2])-float(sys.argv[1]); print('batch: %d queries in %.3f s = %.2f M queries/s (whole process, default assembled policy)' % (n, t, n/t/1e6))" \
+  "$start" "$end" "$(wc -l <"$tmp/answers.txt")"
+
+echo
+echo "== 3. cordon run -- /bin/true vs bare /bin/true vs bwrap (Linux enforcement)"
+hyperfine -N --warmup 20 --runs "$runs" --export-json "$tmp/run.json" \
+  "/bin/true" \
+  "$cordon run -- /bin/true" \
+  "bwrap --ro-bind / / --dev /dev --unshare-net --unshare-pid --new-session --die-with-parent /bin/true" >/dev/null
+bare=$(median_ms "$tmp/run.json" 0); cr=$(median_ms "$tmp/run.json" 1); bw=$(median_ms "$tmp/run.json" 2)
+python3 - "$bare" "$cr" "$bw" <<'PY'
+import sys
+bare, cordon, bwrap = map(float, sys.argv[1:])
+print(f"bare /bin/true: {bare:.2f} ms median")
+print(f"cordon run:     {cordon:.2f} ms median, adds {cordon-bare:.2f} ms")
+print(f"bwrap:          {bwrap:.2f} ms median, adds {bwrap-bare:.2f} ms")
+print(f"cordon's added time is {(cordon-bare)/(bwrap-bare):.2f} of bwrap's (goal <= 0.5, and < 3 ms)")
+PY
