@@ -1,0 +1,82 @@
+-- lua/cordon/cli/common.lua — THE assembly options shared by `run`, `policy`, `explain` and `check`,
+-- and the one place where parsed options become a request for cordon.assemble.
+--
+--   local common = require "cordon.cli.common"
+--   local opts, err = args.parse(argv, first, common.spec_with { { "json", help = "…" } })
+--   local req, err = common.request(opts)          -- nil, "message" on bad input
+--   local policy, err = require("cordon.assemble").assemble(req)
+--
+-- Option names match the Lua API with `_` for `-` (`--add-dirs-ro` is `add_dirs_ro`).
+local M = {}
+
+M.spec = {
+  { "workdir", value = true, metavar = "DIR",
+    help = "directory granted per the permission profile (default: current directory; empty: none)" },
+  { "profile", value = true, metavar = "NAME",
+    help = "permission profile: read-only, workspace-write (default), danger-full-access" },
+  { "mode", value = true, metavar = "MODE",
+    help = "legacy mode (explore, ask, execute, bypass, suggest, auto-edit, full-auto) instead of --profile" },
+  { "enable", value = true, list = true, metavar = "A,B",
+    help = "optional integrations to include; also all-agents, all-apps" },
+  { "add-dirs-ro", value = true, list = true, metavar = "PATH", help = "grant read access to PATH (one path each)" },
+  { "add-dirs", value = true, list = true, metavar = "PATH", help = "grant read/write access to PATH (one path each)" },
+  { "append-profile", value = true, list = true, metavar = "FILE",
+    help = "append an SBPL (.sb) or Lua (.lua) profile after everything else" },
+  { "profiles-dir", value = true, metavar = "DIR", help = "use the fragment tree in DIR instead of the built-in one" },
+  { "platform", value = true, metavar = "OS", help = "target platform: darwin or linux (default: this machine)" },
+  { "trust-workdir-config", help = "apply <workdir>/.cordon.yaml (ignored unless trusted)" },
+  { "no-config", help = "read no configuration file" },
+  { "env-pass", value = true, list = true, metavar = "NAMES", help = "also pass these environment variables (comma list)" },
+  { "env", help = "pass the whole environment instead of the sanitized allow-list" },
+}
+
+-- Returns M.spec followed by the command's own options (a new table; M.spec is not modified).
+function M.spec_with(extra)
+  local out = {}
+  for _, s in ipairs(M.spec) do out[#out + 1] = s end
+  for _, s in ipairs(extra or {}) do out[#out + 1] = s end
+  return out
+end
+
+-- Splits every value of a repeatable comma-list option: { "a,b", "c" } -> { "a", "b", "c" }.
+local function commas(list)
+  local out = {}
+  for _, v in ipairs(list or {}) do
+    for item in v:gmatch("[^,]+") do
+      item = item:match("^%s*(.-)%s*$")
+      if item ~= "" then out[#out + 1] = item end
+    end
+  end
+  return out
+end
+
+-- Parsed CLI options -> the Lua API's request form (see cordon.request), with configuration loaded.
+-- Returns req  or  nil, "message", code.
+function M.request(opts)
+  return require("cordon.request").build {
+    workdir = opts.workdir,
+    workdir_source = opts.workdir and "--workdir" or nil,
+    profile = opts.profile,
+    mode = opts.mode,
+    enable = commas(opts.enable),
+    add_dirs = opts["add-dirs"] or {},
+    add_dirs_ro = opts["add-dirs-ro"] or {},
+    append_profile = opts["append-profile"] or {},
+    profiles_dir = opts["profiles-dir"],
+    platform = opts.platform,
+    trust_workdir_config = opts["trust-workdir-config"] or false,
+    config = not opts["no-config"],
+    env_pass = commas(opts["env-pass"]),
+    env = opts.env and "all" or nil,
+    command = opts.command,
+  }
+end
+
+-- Convenience: options -> assembled policy (cordon.assemble's table), or nil, "message", code.
+function M.assemble(opts)
+  local req, err, code = M.request(opts)
+  if not req then return nil, err, code end
+  return require("cordon.assemble").assemble(req)
+end
+
+return M
