@@ -1,0 +1,153 @@
+/* src/core/profile.h — permission profiles: what a sandboxed command may read, write and reach.
+ *
+ * A profile is managed, disabled or external. A managed profile has a filesystem part (restricted or
+ * unrestricted; entries; protected-metadata names) and a network part (restricted or enabled).
+ * Entries name a path (absolute, or "~/…" resolved against the context's home) or a special, resolved
+ * through a match context. The matchers are pure: they never touch the disk, so callers pass canonical
+ * paths (see cordon_path_canonicalize) in both the context and the query.
+ *
+ * Matching rules (docs/model.md):
+ *   - deny wins over any read or write entry, whatever the order or specificity;
+ *   - write implies read;
+ *   - matching respects path segments ("/repo" never matches "/repo2");
+ *   - under a writable root, a path with a protected-metadata name as any segment below the root
+ *     (".git", ".git/hooks/x", "sub/.git/config", …) is not writable.
+ * Disabled and external profiles, and unrestricted filesystems, restrict nothing here: cordon adds no
+ * filesystem sandbox for them (entries of an unrestricted filesystem are kept but have no effect). */
+#ifndef CORDON_PROFILE_H
+#define CORDON_PROFILE_H
+#include "core/buf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum {
+  CORDON_PROFILE_OK = 0,
+  CORDON_PROFILE_NOMEM,
+  CORDON_PROFILE_INVALID_PATH,     /* entry path not absolute/normalizable (and not "~/…") */
+  CORDON_PROFILE_INVALID_ENTRY,    /* neither or both of path and special; a bad enum value */
+  CORDON_PROFILE_INVALID_NAME,     /* protected-metadata name empty, ".", "..", or containing '/' */
+  CORDON_PROFILE_UNKNOWN_PROFILE,  /* cordon_profile_standard: no such name */
+  CORDON_PROFILE_NOT_MANAGED,      /* filesystem/network settings on a disabled or external profile */
+} cordon_profile_status;
+
+/* "ok", "nomem", "invalid_path", "invalid_entry", "invalid_name", "unknown_profile", "not_managed". */
+const char *cordon_profile_status_name(cordon_profile_status s);
+
+typedef enum { CORDON_PROFILE_MANAGED = 0, CORDON_PROFILE_DISABLED, CORDON_PROFILE_EXTERNAL } cordon_profile_kind;
+typedef enum { CORDON_FS_RESTRICTED = 0, CORDON_FS_UNRESTRICTED } cordon_fs_kind;
+typedef enum { CORDON_NETWORK_RESTRICTED = 0, CORDON_NETWORK_ENABLED } cordon_network;
+typedef enum { CORDON_ACCESS_READ = 0, CORDON_ACCESS_WRITE, CORDON_ACCESS_DENY } cordon_access;
+/* Named apart from the IR's cordon_match (literal/subpath/…): an entry matches exactly or a subtree. */
+typedef enum { CORDON_ENTRY_EXACT = 0, CORDON_ENTRY_SUBTREE } cordon_entry_match;
+typedef enum {
+  CORDON_SPECIAL_NONE = 0,        /* the entry names a path */
+  CORDON_SPECIAL_ROOT,            /* ":root"            → "/" */
+  CORDON_SPECIAL_WORKSPACE_ROOTS, /* ":workspace_roots" → each of ctx->workspace_roots */
+  CORDON_SPECIAL_TMPDIR,          /* ":tmpdir"          → ctx->tmpdir (nothing when NULL) */
+  CORDON_SPECIAL_SLASH_TMP,       /* ":slash_tmp"       → ctx->slash_tmp, or "/tmp" when NULL */
+  CORDON_SPECIAL_MINIMAL,         /* ":minimal"         → the system paths any process needs to start */
+} cordon_special;
+
+/* Names as shown to users and in the Lua table form. The _parse functions return -1 for unknown text. */
+const char *cordon_profile_kind_name(cordon_profile_kind k);  /* "managed", "disabled", "external" */
+const char *cordon_fs_kind_name(cordon_fs_kind k);            /* "restricted", "unrestricted" */
+const char *cordon_network_name(cordon_network n);            /* "restricted", "enabled" */
+const char *cordon_access_name(cordon_access a);              /* "read", "write", "deny" */
+const char *cordon_entry_match_name(cordon_entry_match m);    /* "exact", "subtree" */
+const char *cordon_special_name(cordon_special s);            /* ":root", …; "" for NONE */
+int cordon_profile_kind_parse(const char *s);
+int cordon_fs_kind_parse(const char *s);
+int cordon_network_parse(const char *s);
+int cordon_access_parse(const char *s);
+int cordon_entry_match_parse(const char *s);
+int cordon_special_parse(const char *s);  /* ":root" … ":minimal"; never returns CORDON_SPECIAL_NONE */
+
+typedef struct {
+  const char *path;        /* normalized absolute path or "~/…"; NULL when `special` is set */
+  cordon_special special;  /* CORDON_SPECIAL_NONE when `path` is set */
+  cordon_access access;
+  cordon_entry_match match;
+} cordon_profile_entry;
+
+/* Where specials and "~/" resolve. All paths absolute and normalized (canonical, for real enforcement);
+ * NULL members mean "not known" and resolve to nothing. */
+typedef struct {
+  const char *cwd;
+  const char *const *workspace_roots;
+  size_t n_workspace_roots;
+  const char *tmpdir;     /* $TMPDIR, canonical; NULL when unset */
+  const char *home;
+  const char *slash_tmp;  /* what ":slash_tmp" means; NULL = "/tmp" (a Mac caller passes "/private/tmp") */
+} cordon_profile_ctx;
+
+typedef struct cordon_profile cordon_profile;
+
+/* A new managed profile is restricted with no entries, network restricted, and the default
+ * protected-metadata names. Returns NULL when out of memory. */
+cordon_profile *cordon_profile_new(cordon_profile_kind kind);
+cordon_profile *cordon_profile_copy(const cordon_profile *p);
+void cordon_profile_free(cordon_profile *p);
+
+/* Builds "read-only", "workspace-write" or "danger-full-access" into *out (caller frees). */
+cordon_profile_status cordon_profile_standard(const char *name, cordon_profile **out);
+/* The standard names in order, NULL-terminated. */
+extern const char *const cordon_profile_standard_names[];
+
+/* The default protected-metadata names, NULL-terminated: ".git", ".agents", ".codex", ".cordon",
+ * ".cordon.yaml". */
+extern const char *const cordon_profile_default_protected[];
+/* Secret locations under home that restricted standard profiles deny ("~/.ssh", …), NULL-terminated. */
+extern const char *const cordon_profile_default_secrets[];
+/* What ":minimal" resolves to (read, subtree), NULL-terminated. */
+extern const char *const cordon_profile_minimal_paths[];
+
+cordon_profile_kind cordon_profile_kind_of(const cordon_profile *p);
+cordon_fs_kind cordon_profile_fs_kind(const cordon_profile *p);
+cordon_network cordon_profile_network(const cordon_profile *p);
+cordon_profile_status cordon_profile_set_fs_kind(cordon_profile *p, cordon_fs_kind k);
+cordon_profile_status cordon_profile_set_network(cordon_profile *p, cordon_network n);
+
+/* Copies `e` (its path is normalized, "~/" kept) and appends it. Managed profiles only. */
+cordon_profile_status cordon_profile_add_entry(cordon_profile *p, const cordon_profile_entry *e);
+size_t cordon_profile_entry_count(const cordon_profile *p);
+const cordon_profile_entry *cordon_profile_entry_at(const cordon_profile *p, size_t i);  /* NULL past end */
+
+/* Protected-metadata names: one path segment each. Adding a name already present is a no-op. */
+void cordon_profile_clear_protected(cordon_profile *p);
+cordon_profile_status cordon_profile_add_protected(cordon_profile *p, const char *name);
+size_t cordon_profile_protected_count(const cordon_profile *p);
+const char *cordon_profile_protected_at(const cordon_profile *p, size_t i);  /* NULL past end */
+
+/* Managed, and its filesystem or network is restricted: `auto` must then sandbox it. */
+bool cordon_profile_requires_sandbox(const cordon_profile *p);
+
+/* Pure matchers; `path` is normalized here and an unnormalizable path is never allowed (fail closed). */
+bool cordon_profile_can_read(const cordon_profile *p, const cordon_profile_ctx *ctx, const char *path);
+bool cordon_profile_can_write(const cordon_profile *p, const cordon_profile_ctx *ctx, const char *path);
+/* True when `path` lies under a writable root and a segment below that root is a protected name. */
+bool cordon_profile_is_protected_metadata(const cordon_profile *p, const cordon_profile_ctx *ctx, const char *path);
+
+/* One entry with its special or "~/" resolved against a context: what a backend emits rules for. */
+typedef struct {
+  char *path;              /* absolute, normalized, owned by the list */
+  cordon_access access;
+  cordon_entry_match match;
+  cordon_special special;  /* where it came from (CORDON_SPECIAL_NONE: a path entry) */
+  size_t entry_index;      /* index of the profile entry it came from */
+} cordon_resolved_entry;
+
+typedef struct {
+  cordon_resolved_entry *items;
+  size_t count;
+} cordon_resolved;
+
+/* Resolves every entry of a managed profile, in entry order (a special may yield several or none;
+ * duplicates are kept). Disabled/external profiles resolve to an empty list. Free with
+ * cordon_resolved_free, also after a failure. */
+cordon_profile_status cordon_profile_resolve(const cordon_profile *p, const cordon_profile_ctx *ctx, cordon_resolved *out);
+void cordon_resolved_free(cordon_resolved *r);
+
+/* Appends a readable multi-line description ("managed profile: filesystem restricted …") to `out`. */
+void cordon_profile_describe(const cordon_profile *p, cordon_buf *out);
+#endif
