@@ -19,9 +19,17 @@ const char *cordon_sbpl_op_parent(const char *canonical);
  * are allowed unless a rule names them. */
 bool cordon_sbpl_op_default_covers(const char *canonical);
 
-/* True when `canonical` is a wildcard ("file*", "file-read*", …) and `op` lies under it. */
+/* True when `canonical` is a wildcard ("file*", "file-read*", …, or "default", which holds every
+ * operation) and `op` is that wildcard itself or lies under it. */
 bool cordon_sbpl_op_within(const char *op, const char *canonical);
 
 /* Iterates all known canonical names: for (i = 0; (n = cordon_sbpl_op_at(i)); i++). */
 const char *cordon_sbpl_op_at(unsigned i);
+
+/* Index-based access for hot paths (decisions index rules by operation once): the position of the
+ * canonical name `name` in the table (the same numbering as cordon_sbpl_op_at), or -1 when it is not a
+ * canonical name (aliases are not resolved here); the parent's index, -1 for "default". */
+int cordon_sbpl_op_index(const char *name);
+int cordon_sbpl_op_parent_index(int index);
+unsigned cordon_sbpl_op_count(void);
 #endif
