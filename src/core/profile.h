@@ -99,8 +99,12 @@ extern const char *const cordon_profile_standard_names[];
 extern const char *const cordon_profile_default_protected[];
 /* Secret locations under home that restricted standard profiles deny ("~/.ssh", …), NULL-terminated. */
 extern const char *const cordon_profile_default_secrets[];
-/* What ":minimal" resolves to (read, subtree), NULL-terminated. */
+/* What ":minimal" resolves to, NULL-terminated: each path with the entry's access, as a subtree. */
 extern const char *const cordon_profile_minimal_paths[];
+
+/* An optional label shown by describe/tostring ("workspace-write" for the standard ones); NULL clears. */
+cordon_profile_status cordon_profile_set_name(cordon_profile *p, const char *name);
+const char *cordon_profile_name(const cordon_profile *p);  /* NULL when unnamed */
 
 cordon_profile_kind cordon_profile_kind_of(const cordon_profile *p);
 cordon_fs_kind cordon_profile_fs_kind(const cordon_profile *p);
