@@ -1,0 +1,33 @@
+/* src/sbpl/lint.h — findings about an evaluated policy: the mistakes that bite profile authors.
+ *
+ * Every finding has a stable code (docs/lint.md lists them all with examples) and the file:line:col of
+ * the rule or filter it is about. The evaluator's own findings (unknown operations, filters, modifiers)
+ * are included, so one call gives the whole report. Shadowing is reported only when certain. */
+#ifndef CORDON_SBPL_LINT_H
+#define CORDON_SBPL_LINT_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sbpl/ir.h"
+
+/* Longest string literal sandbox-exec accepts; longer ones make the profile fail to load. */
+#define CORDON_SBPL_MAX_LITERAL 1023
+
+typedef struct {
+  cordon_diag *items; /* sorted by file, line, column */
+  size_t n, cap;
+} cordon_lint_report;
+
+#define CORDON_LINT_REPORT_INIT {NULL, 0, 0}
+
+/* Lints `p` (regexes get compiled and cached in their filters, hence non-const). Appends findings to
+ * `out`; false only on allocation failure. */
+bool cordon_sbpl_lint(cordon_policy *p, cordon_lint_report *out);
+
+/* Appends one finding (used by callers for parse/eval errors that produced no policy). */
+bool cordon_lint_add(cordon_lint_report *r, cordon_diag_severity sev, const char *code, cordon_loc loc,
+                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void cordon_lint_report_free(cordon_lint_report *r);
+
+const char *cordon_diag_severity_name(cordon_diag_severity s); /* "error" / "warning" */
+#endif
