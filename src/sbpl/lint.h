@@ -9,9 +9,7 @@
 #include <stddef.h>
 
 #include "sbpl/ir.h"
-
-/* Longest string literal sandbox-exec accepts; longer ones make the profile fail to load. */
-#define CORDON_SBPL_MAX_LITERAL 1023
+#include "sbpl/writer.h" /* CORDON_SBPL_MAX_LITERAL: the longest literal sandbox-exec accepts */
 
 typedef struct {
   cordon_diag *items; /* sorted by file, line, column */
