@@ -1,0 +1,73 @@
+/* src/backend/linux/linux.h — the Linux backend's entry points: probe the kernel, compile a policy into
+ * a plan, apply a plan and exec. The manager reaches them through cordon_linux_backend()
+ * (src/backend/backend.h); Lua through cordon.c.linux (src/lua/llinux.c). */
+#ifndef CORDON_LINUX_H
+#define CORDON_LINUX_H
+#include "backend/linux/plan.h"
+#include "core/buf.h"
+#include "core/profile.h"
+#include "sbpl/ir.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum {
+  CORDON_LX_OK = 0,
+  CORDON_LX_NOT_AVAILABLE,    /* Landlock missing or below the required ABI, no user namespaces, … */
+  CORDON_LX_INVALID,          /* bad input: a relative path, an unparsable policy, a profile kind … */
+  CORDON_LX_NOT_EXPRESSIBLE,  /* the policy asks for something the plan cannot honour even by erring
+                                 toward less access */
+  CORDON_LX_SETUP_FAILED,     /* a runtime step failed: the command was not run */
+  CORDON_LX_NOT_FOUND,        /* the command does not exist (exit 127) */
+  CORDON_LX_NOT_EXECUTABLE,   /* the command exists but cannot be executed (exit 126) */
+  CORDON_LX_NOMEM,
+} cordon_lx_status;
+
+/* "ok", "backend_not_available", "invalid_request", "policy_not_expressible", "sandbox_setup_failed",
+ * "command_not_found", "command_not_executable", "nomem". */
+const char *cordon_lx_status_name(cordon_lx_status s);
+
+/* --- probe (probe.c) ----------------------------------------------------------------------------- */
+#define CORDON_LX_MIN_ABI 3  /* TRUNCATE: below it a "read-only" file can still be truncated */
+
+typedef struct {
+  int abi;                 /* Landlock ABI, 0 when absent or disabled */
+  int landlock_errno;      /* why abi is 0 (ENOSYS: not built, EOPNOTSUPP: disabled at boot) */
+  bool userns;             /* unprivileged user namespaces can be created (or we are root) */
+  char kernel[128];        /* uname -r */
+} cordon_lx_probe_result;
+
+void cordon_lx_probe(cordon_lx_probe_result *out);
+/* Checks the probe against the plan's needs; on failure appends an actionable message (kernel version,
+ * boot parameter, sysctl) to `msg` and returns CORDON_LX_NOT_AVAILABLE. */
+cordon_lx_status cordon_lx_check(const cordon_lx_probe_result *pr, unsigned min_abi, bool best_effort, cordon_buf *msg);
+
+/* --- compile (compile.c) -------------------------------------------------------------------------- */
+typedef struct {
+  const cordon_policy *policy;     /* the assembled policy's IR, or NULL: compile from the profile alone */
+  const char *const *params;       /* -D parameters: name, value, name, value, …; may be NULL */
+  size_t nparams;                  /* number of pairs */
+  const cordon_profile *profile;   /* the effective permission profile (required) */
+  const cordon_profile_ctx *ctx;   /* where its specials resolve (required) */
+  bool best_effort;                /* --best-effort: accept any Landlock ABI >= 1 */
+  bool private_tmp;                /* --private-tmp: a fresh tmpfs on /tmp */
+} cordon_lx_input;
+
+/* Computes the plan. The compiler looks at the disk (which paths exist, files or directories) but changes
+ * nothing. On failure *out is NULL and `msg` says why, naming the source rule. */
+cordon_lx_status cordon_lx_compile(const cordon_lx_input *in, cordon_lx_plan **out, cordon_buf *msg);
+
+/* --- runtime (runtime.c) -------------------------------------------------------------------------- */
+/* Applies `plan` and execs argv (argv[0] without '/' is searched in env's PATH after the sandbox is in
+ * place) with `env` (NULL-terminated "NAME=value"; NULL = empty) in `cwd`. Works as root and as an
+ * unprivileged user. Does not return on success when no supervisor is needed; when the plan has
+ * placeholders a supervising parent stays to remove them and returns CORDON_LX_OK with the command's
+ * wait status in *wstatus. Any failure before execve returns a status with `msg` set, and the command
+ * has not run. */
+cordon_lx_status cordon_lx_run(const cordon_lx_plan *plan, const char *const *argv, const char *const *env,
+                               const char *cwd, int *wstatus, cordon_buf *msg);
+
+/* The exit status a shell would report for a wait status (128 + signal for a signal death), after
+ * re-raising the signal on ourselves when the child died of one. */
+int cordon_lx_exit_code(int wstatus);
+#endif

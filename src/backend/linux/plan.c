@@ -1,0 +1,227 @@
+/* src/backend/linux/plan.c — the plan's storage, its text description and its JSON form. */
+#include "backend/linux/plan.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool grow(void **items, size_t *cap, size_t need, size_t size) {
+  if (need <= *cap) return true;
+  size_t n = *cap ? *cap * 2 : 16;
+  while (n < need) n *= 2;
+  void *p = realloc(*items, n * size);
+  if (!p) return false;
+  *items = p;
+  *cap = n;
+  return true;
+}
+
+static char *dup_or_empty(const char *s) { return strdup(s ? s : ""); }
+
+cordon_lx_plan *cordon_lx_plan_new(void) {
+  cordon_lx_plan *p = calloc(1, sizeof *p);
+  if (p) p->min_abi = 3;
+  return p;
+}
+
+static void free_notes(cordon_lx_note *n, size_t count) {
+  for (size_t i = 0; i < count; i++) {
+    free(n[i].source);
+    free(n[i].message);
+  }
+  free(n);
+}
+
+void cordon_lx_plan_free(cordon_lx_plan *p) {
+  if (!p) return;
+  for (size_t i = 0; i < p->nrules; i++) {
+    free(p->rules[i].path);
+    free(p->rules[i].source);
+  }
+  free(p->rules);
+  for (size_t i = 0; i < p->nmounts; i++) {
+    free(p->mounts[i].path);
+    free(p->mounts[i].source);
+    free(p->mounts[i].reason);
+  }
+  free(p->mounts);
+  free_notes(p->notes, p->nnotes);
+  free_notes(p->skipped, p->nskipped);
+  free(p);
+}
+
+bool cordon_lx_plan_add_rule(cordon_lx_plan *p, const char *path, unsigned access, bool is_dir, const char *source) {
+  if (!grow((void **)&p->rules, &p->rules_cap, p->nrules + 1, sizeof *p->rules)) return false;
+  cordon_lx_rule r = {dup_or_empty(path), access, is_dir, dup_or_empty(source)};
+  if (!r.path || !r.source) {
+    free(r.path);
+    free(r.source);
+    return false;
+  }
+  p->rules[p->nrules++] = r;
+  return true;
+}
+
+bool cordon_lx_plan_add_mount(cordon_lx_plan *p, const cordon_mount *m) {
+  if (!grow((void **)&p->mounts, &p->mounts_cap, p->nmounts + 1, sizeof *p->mounts)) return false;
+  cordon_mount c = *m;
+  c.path = dup_or_empty(m->path);
+  c.source = dup_or_empty(m->source);
+  c.reason = dup_or_empty(m->reason);
+  if (!c.path || !c.source || !c.reason) {
+    free(c.path);
+    free(c.source);
+    free(c.reason);
+    return false;
+  }
+  p->mounts[p->nmounts++] = c;
+  return true;
+}
+
+static bool add_note(cordon_lx_note **items, size_t *n, size_t *cap, const char *source, char *message) {
+  if (!message || !grow((void **)items, cap, *n + 1, sizeof **items)) {
+    free(message);
+    return false;
+  }
+  char *s = dup_or_empty(source);
+  if (!s) {
+    free(message);
+    return false;
+  }
+  (*items)[(*n)++] = (cordon_lx_note){s, message};
+  return true;
+}
+
+bool cordon_lx_plan_note(cordon_lx_plan *p, const char *source, const char *fmt, ...) {
+  cordon_buf b = CORDON_BUF_INIT;
+  va_list ap;
+  va_start(ap, fmt);
+  cordon_buf_vprintf(&b, fmt, ap);
+  va_end(ap);
+  return add_note(&p->notes, &p->nnotes, &p->notes_cap, source, cordon_buf_take(&b));
+}
+
+bool cordon_lx_plan_skip(cordon_lx_plan *p, const char *source, const char *path) {
+  return add_note(&p->skipped, &p->nskipped, &p->skipped_cap, source, dup_or_empty(path));
+}
+
+static const char *const class_names[] = {"read", "write", "create", "remove", "exec"};
+
+void cordon_lx_access_names(unsigned access, cordon_buf *out) {
+  bool any = false;
+  for (unsigned i = 0; i < 5; i++) {
+    if (!(access & (1u << i))) continue;
+    if (any) cordon_buf_putc(out, ',');
+    cordon_buf_puts(out, class_names[i]);
+    any = true;
+  }
+  if (!any) cordon_buf_puts(out, "none");
+}
+
+const char *cordon_mount_kind_name(cordon_mount_kind k) {
+  switch (k) {
+  case CORDON_MOUNT_BIND: return "bind";
+  case CORDON_MOUNT_HIDE: return "hide";
+  case CORDON_MOUNT_TMPFS: return "tmpfs";
+  }
+  return "?";
+}
+
+static void mount_flags(const cordon_mount *m, cordon_buf *out) {
+  if (m->kind == CORDON_MOUNT_HIDE) {
+    cordon_buf_puts(out, m->is_dir ? "empty read-only tmpfs" : "/dev/null");
+  } else if (m->kind == CORDON_MOUNT_TMPFS) {
+    cordon_buf_puts(out, "fresh tmpfs");
+  } else if (m->read_only || m->no_exec) {
+    cordon_buf_printf(out, "bind%s%s", m->read_only ? " read-only" : "", m->no_exec ? " noexec" : "");
+  } else {
+    cordon_buf_puts(out, "bind (pinned)");
+  }
+  if (m->placeholder) cordon_buf_puts(out, ", over a placeholder");
+}
+
+void cordon_lx_plan_describe(const cordon_lx_plan *p, cordon_buf *out) {
+  cordon_buf_printf(out, "landlock: ABI >= %u%s\n", p->best_effort ? 1u : p->min_abi,
+                    p->best_effort ? " (best effort: missing rights are reported, not enforced)" : "");
+  if (p->fs_unrestricted) {
+    cordon_buf_puts(out, "filesystem: unrestricted (no Landlock filesystem rules)\n");
+  } else {
+    cordon_buf_printf(out, "filesystem: %zu Landlock rule%s\n", p->nrules, p->nrules == 1 ? "" : "s");
+    for (size_t i = 0; i < p->nrules; i++) {
+      const cordon_lx_rule *r = &p->rules[i];
+      cordon_buf tmp = CORDON_BUF_INIT;
+      cordon_lx_access_names(r->access, &tmp);
+      const char *acc = cordon_buf_str(&tmp);
+      cordon_buf_printf(out, "  allow %-26s %s%s  (%s)\n", acc ? acc : "", r->path,
+                        r->is_dir && strcmp(r->path, "/") != 0 ? "/" : "", r->source);
+      cordon_buf_free(&tmp);
+    }
+  }
+  cordon_buf_printf(out, "mounts: %zu\n", p->nmounts);
+  for (size_t i = 0; i < p->nmounts; i++) {
+    const cordon_mount *m = &p->mounts[i];
+    cordon_buf_printf(out, "  %-5s %s: ", cordon_mount_kind_name(m->kind), m->path);
+    mount_flags(m, out);
+    cordon_buf_printf(out, " — %s (%s)\n", m->reason, m->source);
+  }
+  if (p->network_restricted)
+    cordon_buf_puts(out, "network: restricted — seccomp allows only AF_UNIX sockets and denies io_uring;"
+                         " Landlock denies TCP bind/connect (ABI >= 4)\n");
+  else
+    cordon_buf_puts(out, "network: enabled (no network filter)\n");
+  cordon_buf_puts(out, "seccomp: TIOCSTI/TIOCLINUX ioctls denied (no input injection into the terminal)\n");
+  if (p->scope_ipc)
+    cordon_buf_puts(out, "scoping: abstract unix sockets and signals limited to the sandbox (ABI >= 6)\n");
+  if (p->private_tmp) cordon_buf_puts(out, "tmp: private /tmp (fresh tmpfs)\n");
+  cordon_buf_puts(out, "process: no_new_privs, all capabilities and the bounding set dropped, Landlock last\n");
+  for (size_t i = 0; i < p->nnotes; i++)
+    cordon_buf_printf(out, "approximation: %s (%s)\n", p->notes[i].message, p->notes[i].source);
+  for (size_t i = 0; i < p->nskipped; i++)
+    cordon_buf_printf(out, "skipped (does not exist): %s (%s)\n", p->skipped[i].message, p->skipped[i].source);
+}
+
+static json_t *access_array(unsigned access) {
+  json_t *a = json_array();
+  for (unsigned i = 0; a && i < 5; i++)
+    if (access & (1u << i)) json_array_append_new(a, json_string(class_names[i]));
+  return a;
+}
+
+char *cordon_lx_plan_to_json(const cordon_lx_plan *p) {
+  json_t *root = json_object(), *rules = json_array(), *mounts = json_array(), *notes = json_array(),
+         *skipped = json_array();
+  if (!root || !rules || !mounts || !notes || !skipped) {
+    json_decref(root), json_decref(rules), json_decref(mounts), json_decref(notes), json_decref(skipped);
+    return NULL;
+  }
+  for (size_t i = 0; i < p->nrules; i++) {
+    const cordon_lx_rule *r = &p->rules[i];
+    json_array_append_new(rules, json_pack("{s:s, s:o, s:b, s:s}", "path", r->path, "access",
+                                           access_array(r->access), "directory", r->is_dir, "source", r->source));
+  }
+  for (size_t i = 0; i < p->nmounts; i++) {
+    const cordon_mount *m = &p->mounts[i];
+    json_array_append_new(mounts, json_pack("{s:s, s:s, s:b, s:b, s:b, s:b, s:s, s:s}", "kind",
+                                            cordon_mount_kind_name(m->kind), "path", m->path, "directory",
+                                            m->is_dir, "read_only", m->read_only, "no_exec", m->no_exec,
+                                            "placeholder", m->placeholder, "source", m->source, "reason", m->reason));
+  }
+  for (size_t i = 0; i < p->nnotes; i++)
+    json_array_append_new(notes, json_pack("{s:s, s:s}", "source", p->notes[i].source, "message", p->notes[i].message));
+  for (size_t i = 0; i < p->nskipped; i++)
+    json_array_append_new(skipped, json_pack("{s:s, s:s}", "source", p->skipped[i].source, "path", p->skipped[i].message));
+  json_object_set_new(root, "min_abi", json_integer(p->best_effort ? 1 : p->min_abi));
+  json_object_set_new(root, "best_effort", json_boolean(p->best_effort));
+  json_object_set_new(root, "filesystem", json_string(p->fs_unrestricted ? "unrestricted" : "restricted"));
+  json_object_set_new(root, "landlock_rules", rules);
+  json_object_set_new(root, "mounts", mounts);
+  json_object_set_new(root, "network", json_string(p->network_restricted ? "restricted" : "enabled"));
+  json_object_set_new(root, "scope_ipc", json_boolean(p->scope_ipc));
+  json_object_set_new(root, "private_tmp", json_boolean(p->private_tmp));
+  json_object_set_new(root, "approximations", notes);
+  json_object_set_new(root, "skipped", skipped);
+  char *s = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  json_decref(root);
+  return s;
+}

@@ -1,0 +1,100 @@
+/* src/backend/linux/plan.h — the Linux sandbox plan: what the runtime applies before it execs.
+ *
+ * A plan is data, computed once by the compiler (compile.h) from the policy IR and the permission
+ * profile, shown by `cordon explain --platform linux`, and applied by the runtime (runtime.h) in this
+ * order: user + mount namespace, mounts (masks), capabilities dropped, no_new_privs, seccomp, Landlock
+ * last. It is independent of the kernel it runs on: rights are kept as access classes, and the runtime
+ * turns them into the Landlock bits the running kernel's ABI knows (landlock.h). */
+#ifndef CORDON_LINUX_PLAN_H
+#define CORDON_LINUX_PLAN_H
+#include "core/buf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Access classes. Each maps to a set of Landlock rights (docs/linux-backend.md, "Rights"). */
+enum {
+  CORDON_LX_READ = 1u << 0,   /* file-read-data     -> READ_FILE, READ_DIR */
+  CORDON_LX_WRITE = 1u << 1,  /* file-write-data    -> WRITE_FILE, TRUNCATE, IOCTL_DEV */
+  CORDON_LX_CREATE = 1u << 2, /* file-write-create  -> MAKE_REG/DIR/SYM/SOCK/FIFO, REFER (dirs) */
+  CORDON_LX_REMOVE = 1u << 3, /* file-write-unlink  -> REMOVE_FILE, REMOVE_DIR, REFER (dirs) */
+  CORDON_LX_EXEC = 1u << 4,   /* process-exec*      -> EXECUTE */
+};
+#define CORDON_LX_ALL 0x1fu
+#define CORDON_LX_MODIFY (CORDON_LX_WRITE | CORDON_LX_CREATE | CORDON_LX_REMOVE)
+
+/* One Landlock path-beneath rule: `access` is allowed on `path` and, for a directory, everything
+ * beneath it. */
+typedef struct {
+  char *path;
+  unsigned access;  /* CORDON_LX_* */
+  bool is_dir;
+  char *source;     /* the rule or profile entry that asked for it: "file:line:col" or "profile: …" */
+} cordon_lx_rule;
+
+typedef enum {
+  CORDON_MOUNT_BIND = 0,   /* bind `path` onto itself with the flags below (read_only, no_exec); with
+                              neither flag it pins the path: a mount point cannot be renamed or removed */
+  CORDON_MOUNT_HIDE,       /* an empty read-only tmpfs (directory) or /dev/null (file) over `path` */
+  CORDON_MOUNT_TMPFS,      /* a fresh writable tmpfs (--private-tmp) */
+} cordon_mount_kind;
+
+typedef struct {
+  cordon_mount_kind kind;
+  char *path;
+  bool is_dir;
+  bool read_only, no_exec;  /* BIND only */
+  bool placeholder;   /* `path` does not exist: the runtime creates an empty one (directory or file, per
+                         is_dir) so it can be masked, and removes it again after the command */
+  char *source;       /* the deny that asked for it */
+  char *reason;       /* one line for explain */
+} cordon_mount;
+
+/* Something the plan could not express exactly; it always errs toward less access. */
+typedef struct {
+  char *source;
+  char *message;
+} cordon_lx_note;
+
+typedef struct {
+  /* Landlock */
+  unsigned min_abi;          /* required ABI (3 unless best effort) */
+  bool best_effort;          /* run with whatever ABI the kernel has (>= 1), reporting what is missing */
+  bool fs_unrestricted;      /* no filesystem rules at all (an unrestricted profile) */
+  cordon_lx_rule *rules;
+  size_t nrules, rules_cap;
+  /* mount namespace, in the order the runtime applies them (outer paths first) */
+  cordon_mount *mounts;
+  size_t nmounts, mounts_cap;
+  /* network */
+  bool network_restricted;   /* seccomp: only AF_UNIX sockets, no io_uring; Landlock TCP (ABI >= 4) */
+  bool scope_ipc;            /* Landlock scoping of abstract unix sockets and signals (ABI >= 6) */
+  bool private_tmp;
+  /* what could not be expressed exactly, and paths skipped because they do not exist */
+  cordon_lx_note *notes;
+  size_t nnotes, notes_cap;
+  cordon_lx_note *skipped;   /* source + path */
+  size_t nskipped, skipped_cap;
+} cordon_lx_plan;
+
+cordon_lx_plan *cordon_lx_plan_new(void);
+void cordon_lx_plan_free(cordon_lx_plan *p);
+
+/* Appenders copy their strings; false when out of memory. */
+bool cordon_lx_plan_add_rule(cordon_lx_plan *p, const char *path, unsigned access, bool is_dir, const char *source);
+bool cordon_lx_plan_add_mount(cordon_lx_plan *p, const cordon_mount *m);
+bool cordon_lx_plan_note(cordon_lx_plan *p, const char *source, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+bool cordon_lx_plan_skip(cordon_lx_plan *p, const char *source, const char *path);
+
+/* "read,write,create,remove,exec" for a class set ("none" when empty). Writes into `out`. */
+void cordon_lx_access_names(unsigned access, cordon_buf *out);
+const char *cordon_mount_kind_name(cordon_mount_kind k);  /* "bind", "hide", "tmpfs" */
+
+/* The plan as readable lines for explain: every Landlock rule, mount, the seccomp and scoping summary,
+ * every approximation and skipped path. */
+void cordon_lx_plan_describe(const cordon_lx_plan *p, cordon_buf *out);
+/* The plan as a JSON object (docs/linux-backend.md, "JSON"). NULL when out of memory. Caller frees. */
+char *cordon_lx_plan_to_json(const cordon_lx_plan *p);
+#endif
