@@ -1,0 +1,248 @@
+-- lua/cordon/assemble.lua — cordon.assemble{…}: the staged policy, in a fixed order.
+--
+--   1. the selected fragments in stage order, each after a ";; Source: NAME" line;
+--   2. --add-dirs-ro, then --add-dirs: a `literal` read rule for every ancestor, then the grant;
+--   3. read literals for the workdir's ancestors, then the permission profile's section (the Seatbelt
+--      backend's rules: workdir, tmp and network access per --profile/--mode);
+--   4. protected-metadata and persistence denies inside writable roots and under HOME;
+--   5. each --append-profile, in the order given;
+--   6. final denies protecting the appended profiles, the config files and ~/.config/cordon.
+-- Every generated rule is IR written by the one SBPL writer; HOME and the workdir are -D parameters.
+local protect = require "cordon.protect"
+
+local M = {}
+
+-- Every write operation by name: a deny must name the operation an earlier allow named, because a rule
+-- on a specific operation is consulted before one on its wildcard parent (FIELD-NOTES, "Precedence").
+M.WRITE_OPS = {
+  "file-write*", "file-write-data", "file-write-create", "file-write-unlink", "file-write-mode",
+  "file-write-owner", "file-write-setugid", "file-write-times", "file-write-xattr", "file-write-flags",
+  "file-write-acl", "file-write-finderinfo",
+}
+
+-- A workdir is always named, so that 00-base's helper macros have something to refer to. Without a
+-- workdir it is a path no unprivileged process can create, so the macros grant nothing.
+M.NO_WORKDIR = "/nonexistent/cordon-no-workdir"
+
+local function writer() return require "cordon.c.writer" end
+
+local function write_rules(rules)
+  local text, err, code = writer().write(rules)
+  if not text then return nil, err, code end
+  return text
+end
+
+-- "/a/b/c" -> { "/", "/a", "/a/b", "/a/b/c" }
+local function ancestors(path)
+  local out, acc = { "/" }, ""
+  for seg in path:gmatch("[^/]+") do
+    acc = acc .. "/" .. seg
+    out[#out + 1] = acc
+  end
+  return out
+end
+
+local function any_of(kind, values)
+  if #values == 1 then return { kind, values[1] } end
+  local f = { "require-any" }
+  for _, v in ipairs(values) do f[#f + 1] = { kind, v } end
+  return f
+end
+
+local function ancestor_rule(path, why)
+  return { action = "allow", ops = { "file-read*" }, filters = { any_of("literal", ancestors(path)) },
+           comment = why .. ": list each ancestor directory, not its contents (literal, not subpath)" }
+end
+
+-- Ordered -D parameters: a name is set once; the same name with another value is an error.
+local function param_list()
+  local list, index = {}, {}
+  local function add(name, value)
+    if index[name] then
+      if index[name] ~= value then
+        return nil, "invalid_request: parameter " .. name .. " is set to two values (" .. index[name] .. ", "
+          .. value .. ")", "invalid_request"
+      end
+      return true
+    end
+    index[name] = value
+    list[#list + 1] = { name, value }
+    return true
+  end
+  return list, add
+end
+
+-- Builds the permission profile object for the Seatbelt section (cordon.profile owns the model).
+local function permission_profile(name)
+  local profile = require "cordon.profile"
+  if type(profile.standard) ~= "function" then
+    return nil, "backend_not_available: this build has no permission profiles (cordon.profile.standard)",
+      "backend_not_available"
+  end
+  return profile.standard(name)
+end
+
+local function profile_section(prof, ctx)
+  local manager = require "cordon.c.manager"
+  if type(manager.seatbelt_policy) ~= "function" then
+    return nil, "backend_not_available: this build has no Seatbelt profile writer (cordon.manager.seatbelt_policy)",
+      "backend_not_available"
+  end
+  return manager.seatbelt_policy(prof, ctx, { base = false })
+end
+
+local function ensure_newline(s)
+  if s == "" or s:sub(-1) == "\n" then return s end
+  return s .. "\n"
+end
+
+-- An appended profile: SBPL text as is, or a restricted Lua profile script compiled to IR and written.
+local function appended_text(path)
+  if path:sub(-4) == ".lua" then
+    local rules, err, code = require("cordon.luaprofile").load(path)
+    if not rules then return nil, err, code end
+    return write_rules(rules)
+  end
+  local text, err, code = require("cordon.c.sys").readfile(path, 4 << 20)
+  if not text then return nil, err, code end
+  return text
+end
+
+-- The exec-env defaults of the selected fragments; a later fragment wins, as later rules do.
+local function env_defaults(tree, sel)
+  local defaults, from = {}, {}
+  for _, s in ipairs(sel.fragments) do
+    for _, kv in ipairs(tree.byname[s.name].meta.exec_env_default) do
+      defaults[kv[1]] = kv[2]
+      from[kv[1]] = s.name .. ":" .. kv.line
+    end
+  end
+  return defaults, from
+end
+
+local function build_env(req, defaults)
+  local ok, env = pcall(require, "cordon.env")
+  if not ok or type(env) ~= "table" or type(env.build) ~= "function" then
+    return { mode = req.env_mode, vars = nil, unavailable = true }
+  end
+  return env.build { mode = req.env_mode, pass = req.env_pass, defaults = defaults, environ = req.environ }
+end
+
+-- Assembles the policy. `opts` takes the CLI's option names with `_` for `-`, or a request built by
+-- cordon.request. Returns the "Assembled policy" table of docs/architecture.md, or nil, message, code.
+function M.assemble(opts)
+  local req, err, code = require("cordon.request").build(opts)
+  if not req then return nil, err, code end
+  local tree
+  tree, err, code = require("cordon.fragments").load { profiles_dir = req.profiles_dir }
+  if not tree then return nil, err, code end
+  local sel
+  sel, err, code = require("cordon.select").resolve(tree, req)
+  if not sel then return nil, err, code end
+
+  local params, add_param = param_list()
+  add_param("HOME_DIR", req.home)
+  add_param("WORKDIR", req.workdir or M.NO_WORKDIR)
+
+  local chunks, sources, line = {}, {}, 1
+  local function emit(text)
+    chunks[#chunks + 1] = text
+    local _, n = text:gsub("\n", "")
+    line = line + n
+  end
+  local function section(name, reason, text)
+    sources[#sources + 1] = { name = name, reason = reason, line = line }
+    emit(";; Source: " .. name .. "\n")
+    emit(ensure_newline(text))
+  end
+
+  for _, s in ipairs(sel.fragments) do section(s.name, s.reason, tree.byname[s.name].text) end
+
+  -- Extra directories: read-only first, then read/write, so a path given both ways ends up writable.
+  local grants = {}
+  for _, kind in ipairs { "add_dirs_ro", "add_dirs" } do
+    local flag = kind == "add_dirs" and "--add-dirs" or "--add-dirs-ro"
+    local ops = kind == "add_dirs" and { "file-read*", "file-write*" } or { "file-read*" }
+    for i, d in ipairs(req[kind]) do
+      local pname = (kind == "add_dirs" and "ADD_DIR_" or "ADD_DIR_RO_") .. (i - 1)
+      add_param(pname, d.path)
+      local text
+      text, err, code = write_rules {
+        ancestor_rule(d.path, flag .. " " .. d.path),
+        { action = "allow", ops = ops, filters = { { "subpath", { param = pname } } },
+          comment = flag .. " (" .. d.source .. ")" },
+      }
+      if not text then return nil, err, code end
+      section("cordon: " .. flag .. " " .. d.path, d.source, text)
+      grants[#grants + 1] = { kind = flag, path = d.path, source = d.source, param = pname,
+                              access = kind == "add_dirs" and "write" or "read" }
+    end
+  end
+
+  local prof
+  prof, err, code = permission_profile(req.profile_name)
+  if not prof then return nil, err, code end
+  if req.workdir then
+    local text
+    text, err, code = write_rules { ancestor_rule(req.workdir, "workdir " .. req.workdir) }
+    if not text then return nil, err, code end
+    section("cordon: workdir ancestors", "workdir (" .. req.workdir_source .. ")", text)
+  end
+  local ptext, pparams
+  ptext, pparams, code = profile_section(prof, req.context)
+  if not ptext then return nil, pparams, code end
+  for _, kv in ipairs(pparams or {}) do
+    local ok, perr, pcode = add_param(kv[1], kv[2])
+    if not ok then return nil, perr, pcode end
+  end
+  section("cordon: permission profile " .. req.profile_name, "permission profile (" .. req.profile_source .. ")", ptext)
+
+  -- Writable roots: the workdir unless the profile keeps it read-only, and every --add-dirs.
+  local writable = {}
+  if req.workdir and req.profile_name ~= "read-only" then writable[#writable + 1] = req.workdir end
+  for _, d in ipairs(req.add_dirs) do writable[#writable + 1] = d.path end
+  local prules, protected = protect.rules(writable, req.home, M.WRITE_OPS)
+  local text
+  text, err, code = write_rules(prules)
+  if not text then return nil, err, code end
+  section("cordon: protected paths", "metadata and persistence files stay read-only", text)
+
+  for _, a in ipairs(req.append_profile) do
+    text, err, code = appended_text(a.path)
+    if not text then return nil, err, code end
+    section(a.path, "--append-profile (" .. a.source .. ")", text)
+  end
+
+  text, err, code = write_rules(protect.final_rules(req, M.WRITE_OPS))
+  if not text then return nil, err, code end
+  section("cordon: final denies", "the policy's own inputs stay read-only", text)
+
+  local defaults, default_from = env_defaults(tree, sel)
+  local env
+  env, err, code = build_env(req, defaults)
+  if not env then return nil, err, code end
+  env.default_sources = default_from
+
+  return {
+    text = table.concat(chunks),
+    params = params,
+    sources = sources,
+    profile = prof,
+    profile_name = req.profile_name,
+    profile_source = req.profile_source,
+    context = req.context,
+    platform = req.platform,
+    env = env,
+    selection = sel,
+    grants = grants,
+    protected = protected,
+    workdir = req.workdir,
+    workdir_source = req.workdir_source,
+    git_pointer = req.git_pointer,
+    config = req.config,
+    tree_root = tree.root,
+    request = req,
+  }
+end
+
+return M

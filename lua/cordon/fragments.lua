@@ -1,0 +1,298 @@
+-- lua/cordon/fragments.lua — load a staged fragment tree and read its metadata.
+--
+-- A tree holds stage files `NN-name.sb` and stage directories `NN-name/*.sb`. Assembly order is the
+-- strcmp (LC_ALL=C) order of the top-level entries, each directory expanded in strcmp order. Metadata
+-- lives in comments as `$$key=value$$`; anything else in a comment is documentation.
+--
+--   local tree, err = fragments.load { profiles_dir = "/dir" }   -- nil: the built-in tree
+--   tree.list   -- fragments in assembly order
+--   tree.byname["30-toolchains/node.sb"] -> { name, stage, stage_name, kind, feature, text, path, meta }
+local M = {}
+
+-- What each stage is for. Stages not listed here are refused, so a typo cannot silently drop rules.
+M.stages = {
+  ["00"] = "always", ["10"] = "always", ["20"] = "always", ["30"] = "always", ["40"] = "always",
+  ["50"] = "always", ["55"] = "optional", ["60"] = "agent", ["65"] = "app",
+}
+
+-- Metadata keys and whether a fragment may carry several of them.
+local KEYS = {
+  require = "list", command = "list", ["exec-env-default"] = "list", platform = "one",
+  ["app-bundle"] = "list", description = "one",
+}
+
+local PLATFORMS = { darwin = true, linux = true }
+
+-- Counts lines incrementally: metadata items are met in increasing order, so the whole text is scanned
+-- once per fragment rather than once per item.
+local function line_counter(text)
+  local pos, line = 1, 1
+  return function(target)
+    while true do
+      local nl = text:find("\n", pos, true)
+      if not nl or nl >= target then break end
+      line = line + 1
+      pos = nl + 1
+    end
+    return line
+  end
+end
+
+local function fail(where, msg) return nil, "profile_error: " .. where .. ": " .. msg, "profile_error" end
+
+-- Splits "a, b,c" into { "a", "b", "c" }.
+local function split_commas(v)
+  local out = {}
+  for item in v:gmatch("[^,]+") do
+    item = item:match("^%s*(.-)%s*$")
+    if item ~= "" then out[#out + 1] = item end
+  end
+  return out
+end
+
+-- Reads the `$$key=value$$` items of `frag.text` into frag.meta. Only `$$` that sit in a comment and
+-- are followed by `key=` are metadata; a lone `$$` in prose stays documentation.
+local function parse_meta(frag)
+  local text, meta = frag.text, { require = {}, command = {}, exec_env_default = {}, app_bundle = {} }
+  frag.meta = meta
+  local line_of = line_counter(text)
+  local init = 1
+  while true do
+    local s = text:find("$$", init, true)
+    if not s then return true end
+    local bol = s
+    while bol > 1 and text:byte(bol - 1) ~= 10 do bol = bol - 1 end
+    local before = text:sub(bol, s - 1)
+    local key = text:match("^([%a][%w%-]*)=", s + 2)
+    if not before:find(";", 1, true) or not key then
+      init = s + 2
+    else
+      local where = frag.path .. ":" .. line_of(s)
+      local vstart = s + 2 + #key + 1
+      local e = text:find("$$", vstart, true)
+      local nl = text:find("\n", vstart, true)
+      if not e or (nl and nl < e) then return fail(where, "metadata $$" .. key .. "= has no closing $$") end
+      local value = text:sub(vstart, e - 1):match("^%s*(.-)%s*$")
+      local kind = KEYS[key]
+      if not kind then
+        local known = {}
+        for k in pairs(KEYS) do known[#known + 1] = k end
+        table.sort(known)
+        return fail(where, "unknown metadata key '" .. key .. "' (known: " .. table.concat(known, ", ") .. ")")
+      end
+      if value == "" then return fail(where, "metadata $$" .. key .. "=$$ has an empty value") end
+      local line = line_of(s)
+      if key == "require" then
+        for _, target in ipairs(split_commas(value)) do
+          meta.require[#meta.require + 1] = { target = target, line = line }
+        end
+      elseif key == "command" then
+        if frag.kind ~= "agent" and frag.kind ~= "app" then
+          return fail(where, "$$command$$ only selects profiles in stages 60 and 65")
+        end
+        for _, c in ipairs(split_commas(value)) do meta.command[#meta.command + 1] = { name = c, line = line } end
+      elseif key == "exec-env-default" then
+        local k, v = value:match("^([%a_][%w_]*)=(.*)$")
+        if not k then return fail(where, "$$exec-env-default$$ wants NAME=VALUE, got '" .. value .. "'") end
+        meta.exec_env_default[#meta.exec_env_default + 1] = { k, v, line = line }
+      elseif key == "app-bundle" then
+        for _, b in ipairs(split_commas(value)) do meta.app_bundle[#meta.app_bundle + 1] = b end
+      elseif key == "platform" then
+        if meta.platform then return fail(where, "$$platform$$ given twice") end
+        if not PLATFORMS[value] then return fail(where, "$$platform$$ must be darwin or linux, got '" .. value .. "'") end
+        meta.platform = value
+      elseif key == "description" then
+        if meta.description then return fail(where, "$$description$$ given twice") end
+        meta.description = value
+      end
+      init = e + 2
+    end
+  end
+end
+
+-- Builds the fragment record for tree-relative `name`; nil when the name is not a fragment at all.
+local function classify(name, display)
+  if name:sub(-3) ~= ".sb" then return nil end
+  local top, rest = name:match("^([^/]+)/(.+)$")
+  if top and rest:find("/", 1, true) then
+    return false, "stage directories are flat; " .. display .. " is nested too deep"
+  end
+  local stage_name = top or name:sub(1, -4)
+  local stage = stage_name:match("^(%d%d)%-[%w][%w._%-]*$")
+  if not stage then
+    return false, display .. ": a stage entry is named NN-name.sb or NN-name/ (e.g. 30-toolchains/)"
+  end
+  local kind = M.stages[stage]
+  if not kind then
+    local known = {}
+    for k in pairs(M.stages) do known[#known + 1] = k end
+    table.sort(known)
+    return false, display .. ": unknown stage " .. stage .. " (known: " .. table.concat(known, ", ") .. ")"
+  end
+  local base = name:match("([^/]+)%.sb$")
+  return { name = name, top = top or name, stage = stage, stage_name = stage_name, kind = kind, feature = base,
+           path = display }
+end
+
+-- Orders fragment names: top-level entries in strcmp order, then files inside a directory in strcmp order.
+local function order(list)
+  table.sort(list, function(a, b)
+    if a.top ~= b.top then return a.top < b.top end
+    return a.name < b.name
+  end)
+end
+
+-- Collects { name = text } from a directory tree: top level plus one level of stage directories.
+local function read_dir(dir)
+  local sys = require "cordon.c.sys"
+  local st, err, code = sys.stat(dir)
+  if not st then return nil, err, code end
+  if st.type ~= "directory" then return nil, "profile_error: " .. dir .. " is not a directory", "profile_error" end
+  local out = {}
+  local top, lerr, lcode = sys.listdir(dir)
+  if not top then return nil, lerr, lcode end
+  for _, entry in ipairs(top) do
+    if entry:sub(1, 1) ~= "." then
+      local full = dir .. "/" .. entry
+      local est = sys.stat(full)
+      if est and est.type == "directory" then
+        for _, inner in ipairs(sys.listdir(full) or {}) do
+          if inner:sub(1, 1) ~= "." and inner:sub(-3) == ".sb" then
+            local text, rerr, rcode = sys.readfile(full .. "/" .. inner, 4 << 20)
+            if not text then return nil, rerr, rcode end
+            out[entry .. "/" .. inner] = text
+          end
+        end
+      elseif est and est.type == "file" and entry:sub(-3) == ".sb" then
+        local text, rerr, rcode = sys.readfile(full, 4 << 20)
+        if not text then return nil, rerr, rcode end
+        out[entry] = text
+      end
+    end
+  end
+  return out
+end
+
+-- Refuses require cycles, naming the file:line of the edge that closes the loop and the whole cycle.
+local function check_cycles(tree)
+  local state = {}  -- nil unvisited, 1 on the stack, 2 done
+  local stack = {}
+  local function visit(frag)
+    state[frag.name] = 1
+    stack[#stack + 1] = frag.name
+    for _, r in ipairs(frag.meta.require) do
+      local target = tree.byname[r.target]
+      if state[r.target] == 1 then
+        local cycle, on = {}, false
+        for _, n in ipairs(stack) do
+          on = on or n == r.target
+          if on then cycle[#cycle + 1] = n end
+        end
+        cycle[#cycle + 1] = r.target
+        return fail(frag.path .. ":" .. r.line, "require cycle: " .. table.concat(cycle, " -> "))
+      elseif state[r.target] == nil then
+        local ok, err, code = visit(target)
+        if not ok then return nil, err, code end
+      end
+    end
+    stack[#stack] = nil
+    state[frag.name] = 2
+    return true
+  end
+  for _, frag in ipairs(tree.list) do
+    if state[frag.name] == nil then
+      local ok, err, code = visit(frag)
+      if not ok then return nil, err, code end
+    end
+  end
+  return true
+end
+
+-- Builds a tree from { name = text }; `prefix` names where the files came from in messages.
+function M.from_texts(texts, prefix, root)
+  local tree = { root = root, list = {}, byname = {}, commands = {}, features = {}, feature_names = {} }
+  for name, text in pairs(texts) do
+    local frag, err = classify(name, prefix .. name)
+    if frag == false then return nil, "profile_error: " .. err, "profile_error" end
+    if frag then
+      frag.text = text
+      tree.list[#tree.list + 1] = frag
+      tree.byname[name] = frag
+    end
+  end
+  order(tree.list)
+  local first_cmd = {}
+  for _, frag in ipairs(tree.list) do
+    local ok, err, code = parse_meta(frag)
+    if not ok then return nil, err, code end
+    for _, r in ipairs(frag.meta.require) do
+      if not tree.byname[r.target] then
+        return fail(frag.path .. ":" .. r.line, "$$require$$ names " .. r.target .. ", which is not in the tree")
+      end
+    end
+    for _, c in ipairs(frag.meta.command) do
+      local prev = first_cmd[c.name]
+      if prev and prev.frag ~= frag then
+        return fail(frag.path .. ":" .. c.line, "command '" .. c.name .. "' is also claimed by " .. prev.frag.path
+          .. ":" .. prev.line)
+      end
+      first_cmd[c.name] = { frag = frag, line = c.line }
+      tree.commands[c.name] = frag
+    end
+    if frag.kind == "optional" then
+      tree.feature_names[#tree.feature_names + 1] = frag.feature
+      if tree.features[frag.feature] and tree.features[frag.feature] ~= frag then
+        return fail(frag.path, "feature '" .. frag.feature .. "' is defined twice (also "
+          .. tree.features[frag.feature].path .. ")")
+      end
+      tree.features[frag.feature] = frag
+    end
+  end
+  local ok, err, code = check_cycles(tree)
+  if not ok then return nil, err, code end
+  return tree
+end
+
+-- Loads the built-in tree (profiles_dir == nil) or the tree under `profiles_dir`.
+function M.load(opts)
+  opts = opts or {}
+  local dir = opts.profiles_dir
+  if dir == nil or dir == "" then
+    local builtin = require("cordon.c.builtin").profiles()
+    return M.from_texts(builtin, "builtin:", "builtin")
+  end
+  dir = dir:gsub("/+$", "")
+  if dir == "" then dir = "/" end
+  local texts, err, code = read_dir(dir)
+  if not texts then return nil, err, code end
+  return M.from_texts(texts, dir .. "/", dir)
+end
+
+-- A plain description of the tree for `cordon profiles` and Lua hosts (no fragment text).
+function M.describe(tree)
+  local out = { root = tree.root, stages = {}, integrations = {}, agents = {}, apps = {} }
+  local seen = {}
+  for _, f in ipairs(tree.list) do
+    local entry = { name = f.name, stage = f.stage, description = f.meta.description, platform = f.meta.platform,
+                    requires = {}, commands = {}, app_bundles = f.meta.app_bundle }
+    for _, r in ipairs(f.meta.require) do entry.requires[#entry.requires + 1] = r.target end
+    for _, c in ipairs(f.meta.command) do entry.commands[#entry.commands + 1] = c.name end
+    if f.kind == "always" then
+      if not seen[f.stage_name] then
+        seen[f.stage_name] = { name = f.stage_name, stage = f.stage, files = {} }
+        out.stages[#out.stages + 1] = seen[f.stage_name]
+      end
+      table.insert(seen[f.stage_name].files, entry)
+    elseif f.kind == "optional" then
+      entry.feature = f.feature
+      out.integrations[#out.integrations + 1] = entry
+    elseif f.kind == "agent" then
+      out.agents[#out.agents + 1] = entry
+    else
+      out.apps[#out.apps + 1] = entry
+    end
+  end
+  return out
+end
+
+return M

@@ -1,0 +1,102 @@
+-- lua/cordon/protect.lua — paths that stay read-only even inside writable roots, and why.
+--
+-- Each entry is a place where a write made inside the sandbox would run code *outside* it later (a
+-- git hook, a shell rc file, an editor task), or would widen the next policy (cordon's own config).
+-- docs/assembly.md lists them with the same reasons. The rules are filtered denies naming every write
+-- operation, so they beat the earlier filtered allows of the workdir grant (FIELD-NOTES, "Precedence").
+local M = {}
+
+-- Relative to every writable root (the workdir, each --add-dirs).
+M.in_roots = {
+  { "subpath", ".git/hooks", "git runs hooks on commit, checkout and merge, outside any sandbox" },
+  { "literal", ".git/config", "core.hooksPath, core.fsmonitor, aliases and filter drivers run commands" },
+  { "literal", ".git/config.worktree", "per-worktree git config: same powers as .git/config" },
+  { "regex", "/\\.git/modules/.+/(hooks(/|$)|config$)", "hooks and config of submodule repositories" },
+  { "literal", ".envrc", "direnv evaluates it in the user's shell on cd" },
+  { "literal", ".cordon.yaml", "cordon's workdir config: once trusted, an edit would widen the next policy" },
+  { "subpath", ".cordon", "cordon's per-workdir state" },
+  { "literal", ".vscode/tasks.json", "VS Code runs tasks (some automatically on folder open)" },
+  { "literal", ".vscode/launch.json", "VS Code debug launch commands" },
+  { "literal", ".vscode/settings.json", "workspace settings can point tools and terminals at executables" },
+  { "subpath", ".idea/runConfigurations", "JetBrains run configurations execute commands" },
+  { "literal", ".idea/workspace.xml", "JetBrains workspace file holds run configurations too" },
+}
+
+-- Relative to HOME, whether or not HOME is writable: shells, ssh, git and the OS run these files later.
+M.in_home = {
+  { "literal", ".bashrc", "shell startup file" }, { "literal", ".bash_profile", "shell startup file" },
+  { "literal", ".bash_login", "shell startup file" }, { "literal", ".bash_logout", "shell exit file" },
+  { "literal", ".profile", "shell startup file" }, { "literal", ".zshrc", "shell startup file" },
+  { "literal", ".zshenv", "shell startup file (every zsh, even scripts)" },
+  { "literal", ".zprofile", "shell startup file" }, { "literal", ".zlogin", "shell startup file" },
+  { "literal", ".zlogout", "shell exit file" }, { "literal", ".kshrc", "shell startup file" },
+  { "literal", ".cshrc", "shell startup file" }, { "literal", ".tcshrc", "shell startup file" },
+  { "literal", ".inputrc", "readline macros can type commands" },
+  { "subpath", ".config/fish", "fish startup files and functions" },
+  { "literal", ".gitconfig", "global git config: hooksPath, aliases, fsmonitor run commands" },
+  { "literal", ".config/git/config", "global git config (XDG location)" },
+  { "literal", ".ssh/authorized_keys", "would grant remote logins" },
+  { "literal", ".ssh/rc", "ssh runs it on every login" },
+  { "literal", ".ssh/config", "ProxyCommand and LocalCommand run commands" },
+  { "subpath", "Library/LaunchAgents", "macOS starts these agents at login" },
+  { "subpath", ".config/autostart", "desktop sessions start these at login" },
+  { "subpath", ".config/systemd/user", "systemd user units start services" },
+}
+
+local function regex_escape(s) return (s:gsub("[%.%[%]%(%)%*%+%?%{%}%|%^%$\\]", "\\%0")) end
+
+local function filter_for(base, e)
+  if e[1] == "regex" then return { "regex", "^" .. regex_escape(base) .. e[2] } end
+  return { e[1], base .. "/" .. e[2] }
+end
+
+local function deny(ops, filters, comment)
+  local f = filters
+  if #filters > 1 then
+    f = { { "require-any", table.unpack(filters) } }
+  end
+  return { action = "deny", ops = ops, filters = f, comment = comment }
+end
+
+-- Rules for the writable roots and HOME; also the list { { path, why } } for explain.
+function M.rules(roots, home, ops)
+  local rules, listed, seen = {}, {}, {}
+  local function group(base, entries, label)
+    local filters = {}
+    for _, e in ipairs(entries) do
+      local f = filter_for(base, e)
+      local key = f[1] .. "\0" .. f[2]
+      if not seen[key] then
+        seen[key] = true
+        filters[#filters + 1] = f
+        listed[#listed + 1] = { kind = f[1], path = f[2], why = e[3] }
+      end
+    end
+    if #filters > 0 then rules[#rules + 1] = deny(ops, filters, label) end
+  end
+  for _, r in ipairs(roots) do
+    group(r, M.in_roots, "metadata and persistence files inside writable root " .. r .. " stay read-only")
+  end
+  group(home, M.in_home, "shell, ssh, git and login files under HOME stay read-only: they run outside the sandbox")
+  return rules, listed
+end
+
+-- The final denies, after everything else: the appended profiles, the config files, ~/.config/cordon
+-- and a custom profile tree, so nothing inside the sandbox can rewrite the next run's policy.
+function M.final_rules(req, ops)
+  local filters, seen = {}, {}
+  local function add(kind, path)
+    if path and not seen[path] then
+      seen[path] = true
+      filters[#filters + 1] = { kind, path }
+    end
+  end
+  for _, a in ipairs(req.append_profile or {}) do add("literal", a.path) end
+  for _, f in ipairs((req.config or {}).files or {}) do add("literal", f.path) end
+  if req.workdir then add("literal", req.workdir .. "/.cordon.yaml") end
+  add("subpath", req.home .. "/.config/cordon")
+  if req.profiles_dir then add("subpath", req.profiles_dir) end
+  return { deny(ops, filters, "cordon's own inputs (appended profiles, config, trust list, profile tree) stay read-only") }
+end
+
+return M

@@ -1,0 +1,254 @@
+-- lua/cordon/request.lua — turn options (CLI or Lua API) into one resolved assembly request.
+--
+-- Everything that depends on the machine is decided here, once: the target platform, HOME, the workdir
+-- and where it came from, real paths for every grant, the configuration files and their trust, the
+-- permission profile. Selection and assembly then work on this table only, so they stay deterministic.
+local sys = require "cordon.c.sys"
+
+local M = {}
+
+M.RUNNERS = { npx = true, uvx = true, bunx = true, pipx = true }
+
+local function bad(msg) return nil, "invalid_request: " .. msg, "invalid_request" end
+
+-- Control bytes would break out of a comment or a string in SBPL, and no real path needs them.
+local function has_control(s) return s:find("[%z\1-\31\127]") ~= nil end
+
+-- Lexical normalization of an absolute path: "//" and "/./" collapse, a trailing "/" goes, ".." is
+-- refused (resolving it without the disk would guess).
+local function normalize(p)
+  local parts = {}
+  for seg in p:gmatch("[^/]+") do
+    if seg == ".." then return nil end
+    if seg ~= "." then parts[#parts + 1] = seg end
+  end
+  return "/" .. table.concat(parts, "/")
+end
+
+-- On a Mac /tmp, /var and /etc are symlinks into /private and Seatbelt sees only real paths. When we
+-- write a darwin policy elsewhere we cannot ask the disk, so we apply the mapping ourselves.
+local function darwin_private(p)
+  for _, top in ipairs { "/tmp", "/var", "/etc" } do
+    if p == top or p:sub(1, #top + 1) == top .. "/" then return "/private" .. p end
+  end
+  return p
+end
+
+-- Resolves `p` (absolute, or relative to `cwd`) to the real absolute path a sandbox will see.
+-- Returns path, exists  or  nil, message.
+function M.resolve_path(p, cwd, platform, what)
+  if type(p) ~= "string" or p == "" then return nil, what .. " is empty" end
+  if has_control(p) then return nil, what .. " contains a control character: " .. string.format("%q", p) end
+  if p:sub(1, 1) ~= "/" then
+    if p == "~" or p:sub(1, 2) == "~/" then return nil, what .. " starts with ~ (the shell did not expand it): " .. p end
+    p = cwd .. "/" .. p
+  end
+  local real = sys.realpath(p)
+  if real then return real, true end
+  local n = normalize(p)
+  if not n then return nil, what .. " contains '..' and does not exist, so it cannot be resolved: " .. p end
+  if platform == "darwin" and sys.platform() ~= "darwin" then n = darwin_private(n) end
+  return n, false
+end
+
+-- "a" -> { { path, source } } with every path resolved; config lists come first, then the CLI's.
+local function resolve_list(items, cwd, platform, what)
+  local out, seen = {}, {}
+  for _, it in ipairs(items) do
+    local path, exists_or_err = M.resolve_path(it.value, it.base or cwd, platform, what)
+    if not path then return nil, exists_or_err end
+    if not seen[path] then
+      seen[path] = true
+      out[#out + 1] = { path = path, source = it.source, exists = exists_or_err }
+    end
+  end
+  return out
+end
+
+local function tag(list, source, base)
+  local out = {}
+  for _, v in ipairs(list or {}) do out[#out + 1] = { value = v, source = source, base = base } end
+  return out
+end
+
+local function append(a, b)
+  for _, v in ipairs(b) do a[#a + 1] = v end
+  return a
+end
+
+-- Reads a `.git` *file* in the workdir (a worktree or submodule pointer). The directory it names is
+-- never granted because of it: the file sits in a writable area and could have been planted.
+local function git_pointer(workdir)
+  local dotgit = workdir .. "/.git"
+  local st = sys.lstat(dotgit)
+  if not st or st.type ~= "file" then return nil end
+  local text = sys.readfile(dotgit, 4096)
+  local target = text and text:match("^gitdir:%s*([^\r\n]+)")
+  if not target then return { file = dotgit } end
+  if target:sub(1, 1) ~= "/" then target = workdir .. "/" .. target end
+  local n = normalize(target) or target
+  -- A linked worktree points at <repo>/.git/worktrees/<name>; git also needs the common <repo>/.git.
+  local common = n:match("^(.*/%.git)/worktrees/[^/]+$") or n:match("^(.*/%.git)/modules/.+$")
+  return { file = dotgit, gitdir = n, common = common, suggest = common or n }
+end
+
+local function legacy_modes()
+  local ok, legacy = pcall(require, "cordon.legacy")
+  if ok and type(legacy) == "table" and type(legacy.modes) == "table" then return legacy.modes end
+  return {
+    explore = "read-only", ask = "workspace-write", execute = "workspace-write", bypass = "danger-full-access",
+    ["read-only"] = "read-only", ["workspace-write"] = "workspace-write",
+    ["danger-full-access"] = "danger-full-access", suggest = "read-only", ["auto-edit"] = "workspace-write",
+    ["full-auto"] = "workspace-write",
+  }
+end
+
+M.PROFILES = { "read-only", "workspace-write", "danger-full-access" }
+
+local function profile_choice(t, cfg_values, cfg_source)
+  if t.profile and t.mode then return bad("give --profile or --mode, not both") end
+  local name, source = nil, nil
+  if t.mode then
+    local modes = legacy_modes()
+    name = modes[t.mode]
+    if not name then
+      local known = {}
+      for k in pairs(modes) do known[#known + 1] = k end
+      table.sort(known)
+      return bad("unknown mode '" .. t.mode .. "' (known: " .. table.concat(known, ", ") .. ")")
+    end
+    source = "--mode " .. t.mode
+  elseif t.profile then
+    name, source = t.profile, "--profile"
+  elseif cfg_values and cfg_values.profile then
+    name, source = cfg_values.profile, cfg_source
+  else
+    name, source = "workspace-write", "default"
+  end
+  local ok = false
+  for _, p in ipairs(M.PROFILES) do ok = ok or p == name end
+  if not ok then
+    return bad("unknown permission profile '" .. tostring(name) .. "' (known: " .. table.concat(M.PROFILES, ", ") .. ")")
+  end
+  return name, source
+end
+
+-- Loads ~/.config/cordon/config.yaml and (when trusted) <workdir>/.cordon.yaml through cordon.config.
+local function load_config(home, workdir, trust)
+  local ok, config = pcall(require, "cordon.config")
+  if not ok or type(config) ~= "table" or type(config.load) ~= "function" then
+    return { files = {}, values = {}, unavailable = true }
+  end
+  return config.load { home = home, workdir = workdir, trust_workdir_config = trust }
+end
+
+-- Which config file a value came from, for reasons shown by explain.
+local function config_source(cfg)
+  local names = {}
+  for _, f in ipairs(cfg.files or {}) do
+    if f.found and f.trusted ~= false and not f.ignored_reason then names[#names + 1] = f.path end
+  end
+  if #names == 0 then return "config" end
+  return "config " .. table.concat(names, " + ")
+end
+
+local function workdir_config_dir(cfg)
+  for _, f in ipairs(cfg.files or {}) do
+    if f.kind == "workdir" and f.found and f.trusted then return (f.path:match("^(.*)/[^/]*$")) end
+  end
+end
+
+-- Builds the resolved request. `t` uses the Lua API's names (see cordon.assemble). A table that is
+-- already a built request is returned unchanged.
+function M.build(t)
+  t = t or {}
+  if t.built then return t end
+  local req = { built = true, command = t.command }
+
+  local platform = t.platform or sys.platform()
+  if platform ~= "darwin" and platform ~= "linux" then
+    return bad("platform must be darwin or linux, got '" .. tostring(platform) .. "'")
+  end
+  req.platform = platform
+
+  local cwd = t.cwd or assert(sys.getcwd())
+  req.cwd = cwd
+  local home = t.home or sys.home()
+  if not home then return bad("cannot determine the home directory") end
+  local home_path, herr = M.resolve_path(home, cwd, platform, "home directory")
+  if not home_path then return bad(herr) end
+  req.home = home_path
+
+  -- The workdir: an explicit value (an empty one means "no workdir grant"), else the current directory.
+  if t.workdir == "" then
+    req.workdir, req.workdir_source = nil, (t.workdir_source or "workdir") .. " (empty: no workdir grant)"
+  else
+    local raw = t.workdir or cwd
+    local w, exists_or_err = M.resolve_path(raw, cwd, platform, "workdir")
+    if not w then return bad(exists_or_err) end
+    req.workdir, req.workdir_exists = w, exists_or_err
+    req.workdir_source = t.workdir and (t.workdir_source or "workdir option") or "current directory"
+    if raw ~= w then req.workdir_source = req.workdir_source .. " (" .. raw .. " resolved)" end
+    req.git_pointer = git_pointer(w)
+  end
+
+  -- Configuration: user file, then the workdir file when trusted. CLI values win; lists append.
+  local cfg = { files = {}, values = {} }
+  if t.config then
+    local loaded, err, code = load_config(req.home, req.workdir, t.trust_workdir_config and true or false)
+    if not loaded then return nil, err, code end
+    cfg = loaded
+  end
+  req.config = cfg
+  local values, csrc = cfg.values or {}, config_source(cfg)
+  local cfg_base = workdir_config_dir(cfg) or cwd
+
+  local pname, psource = profile_choice(t, values, csrc)
+  if not pname then return nil, psource, "invalid_request" end
+  req.profile_name, req.profile_source, req.mode = pname, psource, t.mode
+
+  req.enable = {}
+  for _, e in ipairs(append(tag(values.enable, csrc), tag(t.enable, t.enable_source or "--enable"))) do
+    if type(e.value) ~= "string" or e.value == "" then return bad("--enable wants feature names") end
+    req.enable[#req.enable + 1] = { name = e.value, source = e.source }
+  end
+
+  local err
+  req.add_dirs_ro, err = resolve_list(append(tag(values.add_dirs_ro, csrc, cfg_base), tag(t.add_dirs_ro, "--add-dirs-ro")),
+    cwd, platform, "--add-dirs-ro path")
+  if not req.add_dirs_ro then return bad(err) end
+  req.add_dirs, err = resolve_list(append(tag(values.add_dirs, csrc, cfg_base), tag(t.add_dirs, "--add-dirs")),
+    cwd, platform, "--add-dirs path")
+  if not req.add_dirs then return bad(err) end
+  req.append_profile, err = resolve_list(append(tag(values.append_profile, csrc, cfg_base),
+    tag(t.append_profile, "--append-profile")), cwd, platform, "--append-profile file")
+  if not req.append_profile then return bad(err) end
+  for _, a in ipairs(req.append_profile) do
+    if not a.exists then return bad("--append-profile file not found: " .. a.path) end
+  end
+
+  if t.profiles_dir and t.profiles_dir ~= "" then
+    local d, derr = M.resolve_path(t.profiles_dir, cwd, platform, "--profiles-dir")
+    if not d then return bad(derr) end
+    req.profiles_dir = d
+  end
+
+  local env_mode = t.env or "sanitized"
+  if env_mode ~= "sanitized" and env_mode ~= "all" then return bad("env must be sanitized or all") end
+  req.env_mode = env_mode
+  req.env_pass = append(append({}, values.env_pass or {}), t.env_pass or {})
+
+  -- The match context the permission profile is resolved against.
+  local tmpdir = t.tmpdir or sys.getenv("TMPDIR")
+  if tmpdir and tmpdir ~= "" and not has_control(tmpdir) and tmpdir:sub(1, 1) == "/" then
+    tmpdir = M.resolve_path(tmpdir, cwd, platform, "TMPDIR")
+  else
+    tmpdir = nil
+  end
+  local roots = {}
+  if req.workdir then roots[1] = req.workdir end
+  req.context = { cwd = req.workdir or cwd, workspace_roots = roots, tmpdir = tmpdir, home = req.home }
+  return req
+end
+
+return M
