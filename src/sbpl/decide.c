@@ -1,0 +1,286 @@
+/* src/sbpl/decide.c — decisions: index rules by operation once, then answer queries along the
+ * operation's fallback chain (docs/sbpl-semantics.md). */
+#include "sbpl/decide.h"
+
+#include "sbpl/ops.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  size_t *filtered; /* rule indexes in policy order */
+  size_t nfiltered, cap;
+  long unfiltered;  /* the last unfiltered rule, -1 when none */
+} bucket;
+
+struct cordon_decider {
+  cordon_policy *policy;
+  bucket *buckets;  /* one per operation index (cordon_sbpl_op_index) */
+  unsigned nbuckets;
+  int default_index;
+  char **where;     /* "file:line:col" per rule, made once so batch answers need no formatting */
+  char **params;    /* owned copies: key, value, … */
+  size_t nparams;
+};
+
+const char *cordon_decide_status_name(cordon_decide_status s) {
+  switch (s) {
+  case CORDON_DECIDE_OK: return "ok";
+  case CORDON_DECIDE_UNKNOWN_OPERATION: return "unknown_operation";
+  case CORDON_DECIDE_BAD_TARGET: return "bad_target";
+  }
+  return "unknown";
+}
+
+void cordon_rule_where(const cordon_rule *r, cordon_buf *out) {
+  if (!r->loc.file && !r->loc.line) {
+    cordon_buf_puts(out, "<builder>");
+    return;
+  }
+  cordon_buf_printf(out, "%s:%u:%u", r->loc.file ? r->loc.file : "<input>", r->loc.line, r->loc.col);
+}
+
+static int op_slot(const char *name) {
+  int i = cordon_sbpl_op_index(name);
+  if (i < 0) i = cordon_sbpl_op_index(cordon_sbpl_op_canonical(name));
+  return i;
+}
+
+static bool bucket_add(bucket *b, size_t rule) {
+  if (b->nfiltered == b->cap) {
+    size_t n = b->cap ? b->cap * 2 : 8;
+    size_t *p = realloc(b->filtered, n * sizeof *p);
+    if (!p) return false;
+    b->filtered = p;
+    b->cap = n;
+  }
+  b->filtered[b->nfiltered++] = rule;
+  return true;
+}
+
+cordon_decider *cordon_decider_new(cordon_policy *policy, const char *const *params, size_t nparams) {
+  cordon_decider *d = calloc(1, sizeof *d);
+  if (!d) return NULL;
+  d->policy = policy;
+  d->nbuckets = cordon_sbpl_op_count();
+  d->default_index = cordon_sbpl_op_index("default");
+  d->buckets = calloc(d->nbuckets, sizeof *d->buckets);
+  d->where = calloc(policy->nrules ? policy->nrules : 1, sizeof *d->where);
+  d->params = calloc(nparams ? 2 * nparams : 1, sizeof *d->params);
+  if (!d->buckets || !d->where || !d->params) goto fail;
+  for (unsigned i = 0; i < d->nbuckets; i++) d->buckets[i].unfiltered = -1;
+  for (size_t i = 0; i < 2 * nparams; i++)
+    if (!(d->params[i] = strdup(params[i] ? params[i] : ""))) goto fail;
+  d->nparams = nparams;
+  for (size_t i = 0; i < policy->nrules; i++) {
+    const cordon_rule *r = &policy->rules[i];
+    cordon_buf w = CORDON_BUF_INIT;
+    cordon_rule_where(r, &w);
+    if (!(d->where[i] = cordon_buf_take(&w))) goto fail;
+    for (size_t k = 0; k < r->nops; k++) {
+      int slot = op_slot(r->ops[k]);
+      if (slot < 0) continue;  /* unknown operation: kept in the IR, reported by the linter */
+      bucket *b = &d->buckets[slot];
+      if (r->filter) {
+        if (!bucket_add(b, i)) goto fail;
+      } else {
+        b->unfiltered = (long)i;
+      }
+    }
+  }
+  return d;
+fail:
+  cordon_decider_free(d);
+  return NULL;
+}
+
+void cordon_decider_free(cordon_decider *d) {
+  if (!d) return;
+  if (d->buckets)
+    for (unsigned i = 0; i < d->nbuckets; i++) free(d->buckets[i].filtered);
+  free(d->buckets);
+  if (d->where)
+    for (size_t i = 0; i < d->policy->nrules; i++) free(d->where[i]);
+  free(d->where);
+  if (d->params)
+    for (size_t i = 0; i < 2 * d->nparams; i++) free(d->params[i]);
+  free(d->params);
+  free(d);
+}
+
+static void decided(cordon_decision *out, const cordon_rule *r, bool filtered) {
+  out->by = CORDON_BY_RULE;
+  out->rule = r;
+  out->rule_filtered = filtered;
+  out->action = r->action;
+}
+
+cordon_decide_status cordon_decide(cordon_decider *d, const char *op, const char *target,
+                                   const cordon_fact *facts, size_t nfacts, cordon_decision *out,
+                                   char *err, size_t errcap) {
+  memset(out, 0, sizeof *out);
+  const char *canonical = cordon_sbpl_op_canonical(op);
+  if (!canonical) {
+    snprintf(err, errcap, "unknown operation '%s'", op);
+    return CORDON_DECIDE_UNKNOWN_OPERATION;
+  }
+  out->op = canonical;
+  cordon_target t;
+  if (!cordon_target_parse(canonical, target, &t, err, errcap)) return CORDON_DECIDE_BAD_TARGET;
+  cordon_match_ctx ctx = {.facts = facts, .nfacts = nfacts,
+                          .params = (const char *const *)d->params, .nparams = d->nparams};
+  bool covered = cordon_sbpl_op_default_covers(canonical);
+  for (int i = cordon_sbpl_op_index(canonical); i >= 0; i = cordon_sbpl_op_parent_index(i)) {
+    if (i == d->default_index && !covered) {
+      out->by = CORDON_BY_UNCOVERED;
+      out->action = CORDON_ALLOW;
+      return CORDON_DECIDE_OK;
+    }
+    if (out->nchain < CORDON_DECISION_MAX_CHAIN) out->chain[out->nchain++] = cordon_sbpl_op_at((unsigned)i);
+    const bucket *b = &d->buckets[i];
+    for (size_t k = b->nfiltered; k-- > 0;) {
+      cordon_rule *r = &d->policy->rules[b->filtered[k]];
+      ctx.missing = NULL;
+      cordon_tri m = cordon_filter_match(r->filter, &t, &ctx);
+      if (m == CORDON_TRI_YES) {
+        decided(out, r, true);
+        return CORDON_DECIDE_OK;
+      }
+      if (m == CORDON_TRI_UNKNOWN) {
+        if (out->nassumed < CORDON_DECISION_MAX_ASSUMED) {
+          out->assumed[out->nassumed] = r;
+          out->assumed_fact[out->nassumed] = ctx.missing ? ctx.missing : "a fact";
+        }
+        out->nassumed++;
+      }
+    }
+    if (b->unfiltered >= 0) {
+      decided(out, &d->policy->rules[b->unfiltered], false);
+      return CORDON_DECIDE_OK;
+    }
+  }
+  out->by = CORDON_BY_NOTHING;
+  out->action = CORDON_ALLOW;
+  return CORDON_DECIDE_OK;
+}
+
+/* ---- batch -------------------------------------------------------------------------------------- */
+
+static void json_string(cordon_buf *out, const char *s, size_t n) {
+  static const char hex[] = "0123456789abcdef";
+  cordon_buf_putc(out, '"');
+  size_t run = 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    cordon_buf_append(out, s + run, i - run);
+    run = i + 1;
+    if (c == '"' || c == '\\') {
+      char e[2] = {'\\', (char)c};
+      cordon_buf_append(out, e, 2);
+    } else {
+      char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+      cordon_buf_append(out, e, 6);
+    }
+  }
+  cordon_buf_append(out, s + run, n - run);
+  cordon_buf_putc(out, '"');
+}
+
+static const char *by_text(const cordon_decider *d, const cordon_decision *dec) {
+  switch (dec->by) {
+  case CORDON_BY_RULE: return d->where[dec->rule - d->policy->rules];
+  case CORDON_BY_UNCOVERED: return "(uncovered)";
+  case CORDON_BY_NOTHING: return "(no rule)";
+  }
+  return "";
+}
+
+static void answer(cordon_buf *out, bool json, const char *verdict, const char *op, size_t oplen,
+                   const char *target, size_t tlen, const char *detail, bool is_error) {
+  if (json) {
+    cordon_buf_puts(out, "{\"decision\":\"");
+    cordon_buf_puts(out, verdict);
+    cordon_buf_puts(out, "\",\"operation\":");
+    json_string(out, op, oplen);
+    cordon_buf_puts(out, ",\"target\":");
+    json_string(out, target, tlen);
+    cordon_buf_puts(out, is_error ? ",\"error\":" : ",\"rule\":");
+    json_string(out, detail, strlen(detail));
+    cordon_buf_puts(out, "}\n");
+    return;
+  }
+  cordon_buf_puts(out, verdict);
+  cordon_buf_putc(out, '\t');
+  cordon_buf_append(out, op, oplen);
+  cordon_buf_putc(out, '\t');
+  cordon_buf_append(out, target, tlen);
+  cordon_buf_putc(out, '\t');
+  cordon_buf_puts(out, detail);
+  cordon_buf_putc(out, '\n');
+}
+
+size_t cordon_decide_batch(cordon_decider *d, const char *input, size_t len, bool json, cordon_buf *out,
+                           size_t *nerrors) {
+  size_t answered = 0, errors = 0;
+  char opbuf[128], *tbuf = NULL, err[256];
+  size_t tcap = 0;
+  const char *p = input, *end = input + len;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *eol = nl ? nl : end;
+    const char *next = nl ? nl + 1 : end;
+    const char *e = eol;
+    if (e > p && e[-1] == '\r') e--;
+    const char *s = p;
+    while (s < e && (*s == ' ' || *s == '\t')) s++;
+    p = next;
+    if (s == e || *s == '#') {
+      cordon_buf_putc(out, '\n');
+      continue;
+    }
+    const char *ope = s;
+    while (ope < e && *ope != ' ' && *ope != '\t') ope++;
+    const char *ts = ope;
+    while (ts < e && (*ts == ' ' || *ts == '\t')) ts++;
+    size_t oplen = (size_t)(ope - s), tlen = (size_t)(e - ts);
+    answered++;
+    if (oplen >= sizeof opbuf || memchr(ts, '\0', tlen)) {
+      answer(out, json, "error", s, oplen < 64 ? oplen : 64, ts, tlen,
+             oplen >= sizeof opbuf ? "operation name too long" : "NUL byte in target", true);
+      errors++;
+      continue;
+    }
+    memcpy(opbuf, s, oplen);
+    opbuf[oplen] = '\0';
+    if (tlen + 1 > tcap) {
+      size_t n = tcap ? tcap : 256;
+      while (n < tlen + 1) n *= 2;
+      char *t = realloc(tbuf, n);
+      if (!t) {
+        out->oom = true;
+        break;
+      }
+      tbuf = t;
+      tcap = n;
+    }
+    memcpy(tbuf, ts, tlen);
+    tbuf[tlen] = '\0';
+    cordon_decision dec;
+    if (tlen == 0) {
+      answer(out, json, "error", s, oplen, ts, 0, "missing target", true);
+      errors++;
+      continue;
+    }
+    if (cordon_decide(d, opbuf, tbuf, NULL, 0, &dec, err, sizeof err) != CORDON_DECIDE_OK) {
+      answer(out, json, "error", s, oplen, ts, tlen, err, true);
+      errors++;
+      continue;
+    }
+    answer(out, json, cordon_action_name(dec.action), s, oplen, ts, tlen, by_text(d, &dec), false);
+  }
+  free(tbuf);
+  if (nerrors) *nerrors = errors;
+  return answered;
+}
