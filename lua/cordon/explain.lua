@@ -1,0 +1,159 @@
+-- lua/cordon/explain.lua — cordon.explain{…}: how a policy was put together, as plain data and text.
+--
+-- The data answers: which workdir and where it came from, which config files were read and whether
+-- they were trusted, the permission profile, every fragment with the reason it is included, the grants
+-- added, what stays protected, the environment mode and the final policy's size. For a linux target it
+-- also carries the Linux backend's plan when that backend can describe one.
+local M = {}
+
+local function count_lines(s)
+  local _, n = s:gsub("\n", "")
+  return n
+end
+
+-- The Linux plan, from cordon.c.linux when this build has a describe function. Returns data, text.
+local function linux_plan(policy)
+  local ok, linux = pcall(require, "cordon.c.linux")
+  if not ok or type(linux) ~= "table" or type(linux.describe) ~= "function" then return nil end
+  local res, err = linux.describe(policy)
+  if res == nil then return { error = err } end
+  if type(res) == "string" then return { text = res } end
+  return res
+end
+
+-- Config files with their trust state, in the shape explain prints.
+local function config_files(cfg)
+  local out = {}
+  for _, f in ipairs(cfg.files or {}) do
+    local state
+    if not f.found then state = "not found"
+    elseif f.ignored_reason then state = "ignored: " .. f.ignored_reason
+    elseif f.trusted == false then state = "ignored: not trusted"
+    else state = "applied" .. (f.trust_source and (" (trusted: " .. f.trust_source .. ")") or "") end
+    out[#out + 1] = { path = f.path, kind = f.kind, found = f.found and true or false, trusted = f.trusted,
+                      trust_source = f.trust_source, ignored_reason = f.ignored_reason, state = state }
+  end
+  return out
+end
+
+-- Builds the explanation from an assembled policy (cordon.assemble's result).
+function M.from_policy(policy)
+  local sel = policy.selection
+  local fragments = {}
+  for _, s in ipairs(sel.fragments) do fragments[#fragments + 1] = { name = s.name, reason = s.reason } end
+  local env = policy.env or {}
+  local params = {}
+  for _, kv in ipairs(policy.params) do params[#params + 1] = { name = kv[1], value = kv[2] } end
+  local data = {
+    platform = policy.platform,
+    workdir = policy.workdir,
+    workdir_source = policy.workdir_source,
+    workdir_exists = policy.request.workdir_exists,
+    git_pointer = policy.git_pointer,
+    config_files = config_files(policy.config or {}),
+    config_unavailable = (policy.config or {}).unavailable or nil,
+    profile = policy.profile_name,
+    profile_source = policy.profile_source,
+    profile_tree = policy.tree_root,
+    fragments = fragments,
+    enabled = sel.enabled,
+    injected = sel.injected,
+    not_included = sel.not_included,
+    skipped = sel.skipped,
+    command = sel.command,
+    grants = policy.grants,
+    protected = policy.protected,
+    appended = {},
+    env = { mode = env.mode, passed = env.passed, dropped = env.dropped, defaulted = env.defaulted,
+            default_sources = env.default_sources },
+    params = params,
+    sources = policy.sources,
+    policy_bytes = #policy.text,
+    policy_lines = count_lines(policy.text),
+  }
+  for _, a in ipairs(policy.request.append_profile) do data.appended[#data.appended + 1] = { path = a.path, source = a.source } end
+  if policy.platform == "linux" then data.linux = linux_plan(policy) end
+  return data
+end
+
+-- cordon.explain{…}: assembles with the same options as cordon.assemble and returns the data.
+function M.explain(opts)
+  local policy, err, code = require("cordon.assemble").assemble(opts)
+  if not policy then return nil, err, code end
+  return M.from_policy(policy)
+end
+
+local function list_or_none(t) return (t and #t > 0) and table.concat(t, " ") or "(none)" end
+
+-- The human form printed by `cordon explain`.
+function M.render(d)
+  local out = {}
+  local function p(fmt, ...) out[#out + 1] = string.format(fmt, ...) end
+  p("cordon explain (platform %s)", d.platform)
+  if d.workdir then
+    p("  workdir: %s (source: %s)%s", d.workdir, d.workdir_source, d.workdir_exists == false and " [does not exist here]" or "")
+  else
+    p("  workdir: none (source: %s)", d.workdir_source)
+  end
+  local gp = d.git_pointer
+  if gp then
+    if gp.gitdir then
+      p("  .git pointer: %s names %s; NOT granted (a file in the workdir cannot widen the policy)", gp.file, gp.gitdir)
+      p("    to let git work there, grant it yourself: --add-dirs '%s' (or add-dirs in ~/.config/cordon/config.yaml)", gp.suggest)
+    else
+      p("  .git pointer: %s is a file without a gitdir line; ignored", gp.file)
+    end
+  end
+  p("  config files:")
+  if d.config_unavailable then p("    (configuration support is not in this build)") end
+  if #d.config_files == 0 and not d.config_unavailable then p("    (none read: --no-config)") end
+  for _, f in ipairs(d.config_files) do p("    %-8s %s: %s", f.kind or "?", f.path, f.state) end
+  p("  permission profile: %s (source: %s)", d.profile, d.profile_source)
+  p("  profile tree: %s", d.profile_tree)
+  if d.command then
+    p("  command: %s -> names %s (%s)%s", d.command.argv0, table.concat(d.command.names, ", "), d.command.how,
+      d.command.matched and (" -> " .. d.command.matched) or " -> no agent/app profile")
+    if d.command.bundle then p("    app bundle: %s%s", d.command.bundle.path, d.command.bundle.id and (" (" .. d.command.bundle.id .. ")") or "") end
+  end
+  p("  fragments (%d):", #d.fragments)
+  local w = 0
+  for _, f in ipairs(d.fragments) do w = math.max(w, #f.name) end
+  for _, f in ipairs(d.fragments) do p("    %-" .. w .. "s  %s", f.name, f.reason) end
+  p("  optional integrations enabled: %s", list_or_none(d.enabled))
+  p("  optional integrations injected by $$require$$: %s", list_or_none(d.injected))
+  p("  optional integrations not included: %s", list_or_none(d.not_included))
+  for _, s in ipairs(d.skipped) do p("  skipped: %s (%s)", s.name, s.why) end
+  p("  grants added:")
+  if d.workdir then
+    p("    workdir %s: per permission profile %s", d.workdir, d.profile)
+  end
+  for _, g in ipairs(d.grants) do p("    %s %s (%s, from %s)", g.kind, g.path, g.access, g.source) end
+  if #d.grants == 0 and not d.workdir then p("    (none)") end
+  for _, a in ipairs(d.appended) do p("  appended profile: %s (from %s)", a.path, a.source) end
+  p("  protected (write denied, %d paths):", #d.protected)
+  for _, x in ipairs(d.protected) do p("    %-7s %s  (%s)", x.kind, x.path, x.why) end
+  local env = d.env
+  if env.mode == "all" then
+    p("  environment: the whole environment (--env)")
+  else
+    p("  environment: sanitized allow-list (%d passed, %d dropped)", env.passed and #env.passed or 0,
+      env.dropped and #env.dropped or 0)
+  end
+  for _, k in ipairs(env.defaulted or {}) do
+    p("    default %s from %s", k, (env.default_sources or {})[k] or "profile")
+  end
+  p("  parameters:")
+  for _, kv in ipairs(d.params) do p("    -D%s=%s", kv.name, kv.value) end
+  p("  policy: %d bytes, %d lines, %d sections", d.policy_bytes, d.policy_lines, #d.sources)
+  if d.linux then
+    if d.linux.error then
+      p("  linux plan: cannot be built: %s", tostring(d.linux.error))
+    elseif d.linux.text then
+      p("  linux plan:")
+      for line in d.linux.text:gmatch("[^\n]+") do p("    %s", line) end
+    end
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
+return M
