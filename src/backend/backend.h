@@ -91,9 +91,10 @@ typedef struct cordon_backend {
    * leave `out` freeable with cordon_exec_request_free whatever it returns. */
   cordon_sandbox_status (*transform)(const struct cordon_backend *self, const cordon_sandbox_command *cmd,
                                      cordon_exec_request *out, cordon_buf *msg);
-  /* Runs a request this backend made, replacing the process. Returns only on failure, with an exit
-   * status (125 cannot enforce, 126 cannot execute, 127 not found) and a message in `msg`. NULL means
-   * "execve the request's argv in its cwd with its env", which is all Seatbelt needs. */
+  /* Runs a request this backend made, normally replacing the process. When it returns, the value is an
+   * exit status: on failure 125 (cannot enforce), 126 (cannot execute) or 127 (not found) with a
+   * message in `msg`; with `msg` empty, the status of the command, which a supervising parent waited
+   * for. NULL means "execve the request's argv in its cwd with its env", which is all Seatbelt needs. */
   int (*exec)(const struct cordon_backend *self, const cordon_exec_request *req, cordon_buf *msg);
   void *data;                /* backend-private (e.g. the helper path of a test Seatbelt backend) */
 } cordon_backend;

@@ -43,8 +43,9 @@ cordon_sandbox_status cordon_manager_transform(const cordon_manager *m, const co
                                                cordon_exec_request *out, cordon_buf *msg);
 
 /* Runs `req`, replacing this process: the backend's exec when it has one, else chdir(cwd) and execve
- * with the request's env (argv[0] without '/' is searched in the request env's PATH). Returns only on
- * failure: 127 when the command is not found, 126 when it cannot be executed, 125 when the sandbox
- * cannot be applied; `msg` says why. It never runs the command any other way than asked. */
+ * with the request's env (argv[0] without '/' is searched in the request env's PATH). When it returns:
+ * 127 when the command is not found, 126 when it cannot be executed, 125 when the sandbox cannot be
+ * applied, with `msg` saying why; or, with `msg` empty, the command's own status (a backend that
+ * supervises its child). It never runs the command any other way than asked. */
 int cordon_exec(const cordon_exec_request *req, cordon_buf *msg);
 #endif
