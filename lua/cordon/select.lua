@@ -89,7 +89,7 @@ local function for_platform(frag, platform) return frag.meta.platform == nil or 
 --   skipped = { { name, why } }, command = { argv0, names, how, binary, bundle } }
 -- or nil, "message", code.
 function M.resolve(tree, req)
-  local chosen, order_seeds = {}, {}
+  local chosen = {}
   local skipped = {}
   local platform = req.platform
 
@@ -103,7 +103,6 @@ function M.resolve(tree, req)
       return
     end
     chosen[frag.name] = reason
-    order_seeds[#order_seeds + 1] = frag
   end
 
   for _, frag in ipairs(tree.list) do
@@ -111,7 +110,7 @@ function M.resolve(tree, req)
   end
 
   -- --enable: features, all-agents, all-apps. Unknown names list the valid ones.
-  local enabled, want_all = {}, {}
+  local enabled, is_enabled, want_all = {}, {}, {}
   for _, e in ipairs(req.enable or {}) do
     local name = e.name
     if name == "all-agents" or name == "all-apps" then
@@ -126,8 +125,8 @@ function M.resolve(tree, req)
         return nil, "invalid_request: unknown feature '" .. name .. "' in " .. e.source .. " (valid: "
           .. table.concat(valid, ", ") .. ")", "invalid_request"
       end
-      if not enabled[name] then
-        enabled[name] = true
+      if not is_enabled[name] then
+        is_enabled[name] = true
         enabled[#enabled + 1] = name
         include(frag, e.source .. "=" .. name)
       end
@@ -188,7 +187,7 @@ function M.resolve(tree, req)
     local reason = chosen[f.name]
     if reason then
       out.fragments[#out.fragments + 1] = { name = f.name, stage = f.stage, kind = f.kind, reason = reason }
-      if f.kind == "optional" and not enabled[f.feature] then out.injected[#out.injected + 1] = f.feature end
+      if f.kind == "optional" and not is_enabled[f.feature] then out.injected[#out.injected + 1] = f.feature end
     elseif f.kind == "optional" then
       out.not_included[#out.not_included + 1] = f.feature
     end
