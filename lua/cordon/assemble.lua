@@ -170,7 +170,7 @@ function M.assemble(opts)
       text, err, code = write_rules {
         ancestor_rule(d.path, flag .. " " .. d.path),
         { action = "allow", ops = ops, filters = { { "subpath", { param = pname } } },
-          comment = flag .. " (" .. d.source .. ")" },
+          comment = flag .. " " .. d.path .. " (from " .. d.source .. ")" },
       }
       if not text then return nil, err, code end
       section("cordon: " .. flag .. " " .. d.path, d.source, text)

@@ -130,8 +130,17 @@ function M.render(d)
   for _, g in ipairs(d.grants) do p("    %s %s (%s, from %s)", g.kind, g.path, g.access, g.source) end
   if #d.grants == 0 and not d.workdir then p("    (none)") end
   for _, a in ipairs(d.appended) do p("  appended profile: %s (from %s)", a.path, a.source) end
-  p("  protected (write denied, %d paths):", #d.protected)
-  for _, x in ipairs(d.protected) do p("    %-7s %s  (%s)", x.kind, x.path, x.why) end
+  p("  protected (writes denied, %d paths; see docs/assembly.md for why):", #d.protected)
+  local groups, order = {}, {}
+  for _, x in ipairs(d.protected) do
+    local key = (x.where == "home" and "under HOME " or "in writable root ") .. x.base
+    if not groups[key] then
+      groups[key] = {}
+      order[#order + 1] = key
+    end
+    table.insert(groups[key], x.name)
+  end
+  for _, key in ipairs(order) do p("    %s: %s", key, table.concat(groups[key], " ")) end
   local env = d.env
   if env.mode == "all" then
     p("  environment: the whole environment (--env)")

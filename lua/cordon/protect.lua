@@ -50,6 +50,13 @@ local function filter_for(base, e)
   return { e[1], base .. "/" .. e[2] }
 end
 
+-- How explain names an entry relative to its base: ".git/hooks/" for a subpath, the pattern for a regex.
+local function short_name(e)
+  if e[1] == "subpath" then return e[2] .. "/" end
+  if e[1] == "regex" then return ".git/modules/*/{hooks,config}" end
+  return e[2]
+end
+
 local function deny(ops, filters, comment)
   local f = filters
   if #filters > 1 then
@@ -61,7 +68,7 @@ end
 -- Rules for the writable roots and HOME; also the list { { path, why } } for explain.
 function M.rules(roots, home, ops)
   local rules, listed, seen = {}, {}, {}
-  local function group(base, entries, label)
+  local function group(base, entries, label, where)
     local filters = {}
     for _, e in ipairs(entries) do
       local f = filter_for(base, e)
@@ -69,15 +76,17 @@ function M.rules(roots, home, ops)
       if not seen[key] then
         seen[key] = true
         filters[#filters + 1] = f
-        listed[#listed + 1] = { kind = f[1], path = f[2], why = e[3] }
+        listed[#listed + 1] = { kind = f[1], path = f[2], why = e[3], base = base, where = where,
+                                name = short_name(e) }
       end
     end
     if #filters > 0 then rules[#rules + 1] = deny(ops, filters, label) end
   end
   for _, r in ipairs(roots) do
-    group(r, M.in_roots, "metadata and persistence files inside writable root " .. r .. " stay read-only")
+    group(r, M.in_roots, "metadata and persistence files inside writable root " .. r .. " stay read-only", "root")
   end
-  group(home, M.in_home, "shell, ssh, git and login files under HOME stay read-only: they run outside the sandbox")
+  group(home, M.in_home, "shell, ssh, git and login files under HOME stay read-only: they run outside the sandbox",
+    "home")
   return rules, listed
 end
 
