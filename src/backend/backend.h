@@ -97,6 +97,8 @@ typedef struct cordon_backend {
    * for. NULL means "execve the request's argv in its cwd with its env", which is all Seatbelt needs. */
   int (*exec)(const struct cordon_backend *self, const cordon_exec_request *req, cordon_buf *msg);
   void *data;                /* backend-private (e.g. the helper path of a test Seatbelt backend) */
+  /* Optional: appends a readable description of a request's plan (shown by Lua as `plan`). */
+  void (*describe)(const struct cordon_backend *self, const cordon_exec_request *req, cordon_buf *out);
 } cordon_backend;
 
 /* The Linux backend, defined in src/backend/linux/. Until that file is linked in, the registry finds
