@@ -6,7 +6,7 @@ local M = { version = "0.1.0" }
 local lazy = {
   path = "cordon.c.path",
   profile = "cordon.profile",
-  boundary = "cordon.c.boundary",
+  boundary = "cordon.boundary",
   sbpl = "cordon.sbpl",
   manager = "cordon.manager",
   linux = "cordon.c.linux",
