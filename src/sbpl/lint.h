@@ -22,6 +22,15 @@ typedef struct {
  * `out`; false only on allocation failure. */
 bool cordon_sbpl_lint(cordon_policy *p, cordon_lint_report *out);
 
+/* Like cordon_sbpl_lint, but the (version …) checks read `text` (the main file, `len` bytes, named
+ * `file`) so each finding points at the form itself: version-missing at 1:1, version-repeated at every
+ * top-level (version …) after the first. Imported files may carry their own (version 1). */
+bool cordon_sbpl_lint_source(cordon_policy *p, const char *text, size_t len, const char *file,
+                             cordon_lint_report *out);
+
+/* Just the (version …) checks on raw text; usable when the text does not even parse. */
+bool cordon_sbpl_lint_versions(const char *text, size_t len, const char *file, cordon_lint_report *out);
+
 /* Appends one finding (used by callers for parse/eval errors that produced no policy). */
 bool cordon_lint_add(cordon_lint_report *r, cordon_diag_severity sev, const char *code, cordon_loc loc,
                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
