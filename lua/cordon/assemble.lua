@@ -201,7 +201,8 @@ function M.assemble(opts)
   local writable = {}
   if req.workdir and req.profile_name ~= "read-only" then writable[#writable + 1] = req.workdir end
   for _, d in ipairs(req.add_dirs) do writable[#writable + 1] = d.path end
-  local prules, protected = protect.rules(writable, req.home, M.WRITE_OPS)
+  local prules, protected, pcode = protect.rules(writable, req.home, M.WRITE_OPS)
+  if not prules then return nil, protected, pcode end
   local text
   text, err, code = write_rules(prules)
   if not text then return nil, err, code end

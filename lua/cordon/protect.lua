@@ -43,10 +43,15 @@ M.in_home = {
   { "subpath", ".config/systemd/user", "systemd user units start services" },
 }
 
-local function regex_escape(s) return (s:gsub("[%.%[%]%(%)%*%+%?%{%}%|%^%$\\]", "\\%0")) end
+-- The writer's escaper, so a root with regex metacharacters ("/w/a+b (1)") matches only itself.
+local function regex_escape(s) return require("cordon.c.writer").regex_escape(s) end
 
 local function filter_for(base, e)
-  if e[1] == "regex" then return { "regex", "^" .. regex_escape(base) .. e[2] } end
+  if e[1] == "regex" then
+    local escaped, err, code = regex_escape(base)
+    if not escaped then return nil, err, code end
+    return { "regex", "^" .. escaped .. e[2] }
+  end
   return { e[1], base .. "/" .. e[2] }
 end
 
@@ -65,13 +70,15 @@ local function deny(ops, filters, comment)
   return { action = "deny", ops = ops, filters = f, comment = comment }
 end
 
--- Rules for the writable roots and HOME; also the list { { path, why } } for explain.
+-- Rules for the writable roots and HOME, and the list { { kind, path, why, base, name } } for explain;
+-- or nil, message, code when a root cannot be written into a regex.
 function M.rules(roots, home, ops)
   local rules, listed, seen = {}, {}, {}
   local function group(base, entries, label, where)
     local filters = {}
     for _, e in ipairs(entries) do
-      local f = filter_for(base, e)
+      local f, err, code = filter_for(base, e)
+      if not f then return nil, err, code end
       local key = f[1] .. "\0" .. f[2]
       if not seen[key] then
         seen[key] = true
@@ -81,27 +88,37 @@ function M.rules(roots, home, ops)
       end
     end
     if #filters > 0 then rules[#rules + 1] = deny(ops, filters, label) end
+    return true
   end
   for _, r in ipairs(roots) do
-    group(r, M.in_roots, "metadata and persistence files inside writable root " .. r .. " stay read-only", "root")
+    local ok, err, code = group(r, M.in_roots, "metadata and persistence files inside writable root " .. r
+      .. " stay read-only", "root")
+    if not ok then return nil, err, code end
   end
-  group(home, M.in_home, "shell, ssh, git and login files under HOME stay read-only: they run outside the sandbox",
-    "home")
+  local ok, err, code = group(home, M.in_home,
+    "shell, ssh, git and login files under HOME stay read-only: they run outside the sandbox", "home")
+  if not ok then return nil, err, code end
   return rules, listed
 end
 
 -- The final denies, after everything else: the appended profiles, the config files, ~/.config/cordon
 -- and a custom profile tree, so nothing inside the sandbox can rewrite the next run's policy.
 function M.final_rules(req, ops)
-  local filters, seen = {}, {}
+  local filters, seen, trees = {}, {}, {}
   local function add(kind, path)
-    if path and not seen[path] then
-      seen[path] = true
-      filters[#filters + 1] = { kind, path }
+    if not path or seen[path] then return end
+    for _, root in ipairs(trees) do
+      if path:sub(1, #root + 1) == root .. "/" then return end  -- already inside a denied subpath
     end
+    seen[path] = true
+    filters[#filters + 1] = { kind, path }
+    if kind == "subpath" then trees[#trees + 1] = path end
   end
   for _, a in ipairs(req.append_profile or {}) do add("literal", a.path) end
-  for _, f in ipairs((req.config or {}).files or {}) do add("literal", f.path) end
+  local cfg = req.config or {}
+  if cfg.dir then add("subpath", cfg.dir) end
+  for _, path in ipairs(cfg.protect or {}) do add(path == cfg.dir and "subpath" or "literal", path) end
+  for _, f in ipairs(cfg.files or {}) do add("literal", f.path) end
   if req.workdir then add("literal", req.workdir .. "/.cordon.yaml") end
   add("subpath", req.home .. "/.config/cordon")
   if req.profiles_dir then add("subpath", req.profiles_dir) end

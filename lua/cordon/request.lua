@@ -134,12 +134,13 @@ local function profile_choice(t, cfg_values, cfg_source)
 end
 
 -- Loads ~/.config/cordon/config.yaml and (when trusted) <workdir>/.cordon.yaml through cordon.config.
-local function load_config(home, workdir, trust)
+local function load_config(home, workdir, trust, writable_roots, environ)
   local ok, config = pcall(require, "cordon.config")
   if not ok or type(config) ~= "table" or type(config.load) ~= "function" then
     return { files = {}, values = {}, unavailable = true }
   end
-  return config.load { home = home, workdir = workdir, trust_workdir_config = trust }
+  return config.load { home = home, workdir = workdir, trust_workdir_config = trust,
+                       writable_roots = writable_roots, environ = environ }
 end
 
 -- Which config file a value came from, for reasons shown by explain.
@@ -193,9 +194,17 @@ function M.build(t)
   end
 
   -- Configuration: user file, then the workdir file when trusted. CLI values win; lists append.
+  -- The trust decision needs the CLI's writable directories: a listed workdir inside one of them is not
+  -- trusted, since its config could have been swapped from there.
   local cfg = { files = {}, values = {} }
   if t.config then
-    local loaded, err, code = load_config(req.home, req.workdir, t.trust_workdir_config and true or false)
+    local roots = {}
+    for _, d in ipairs(t.add_dirs or {}) do
+      local path = M.resolve_path(d, cwd, platform, "--add-dirs path")
+      if path then roots[#roots + 1] = path end
+    end
+    local loaded, err, code = load_config(req.home, req.workdir, t.trust_workdir_config and true or false, roots,
+      t.environ)
     if not loaded then return nil, err, code end
     cfg = loaded
   end
@@ -236,6 +245,7 @@ function M.build(t)
   local env_mode = t.env or "sanitized"
   if env_mode ~= "sanitized" and env_mode ~= "all" then return bad("env must be sanitized or all") end
   req.env_mode = env_mode
+  req.environ = t.environ
   req.env_pass = append(append({}, values.env_pass or {}), t.env_pass or {})
 
   -- The match context the permission profile is resolved against.

@@ -82,6 +82,12 @@ function M.app_bundle(path)
   return info
 end
 
+-- "--enable=docker" for the CLI, "enable: docker (config /h/.config/cordon/config.yaml)" for a file.
+local function enable_reason(source, name)
+  if source:sub(1, 2) == "--" then return source .. "=" .. name end
+  return "enable: " .. name .. " (" .. source .. ")"
+end
+
 local function for_platform(frag, platform) return frag.meta.platform == nil or frag.meta.platform == platform end
 
 -- Selects fragments of `tree` for the resolved request `req`. Returns
@@ -128,7 +134,7 @@ function M.resolve(tree, req)
       if not is_enabled[name] then
         is_enabled[name] = true
         enabled[#enabled + 1] = name
-        include(frag, e.source .. "=" .. name)
+        include(frag, enable_reason(e.source, name))
       end
     end
   end
@@ -161,8 +167,8 @@ function M.resolve(tree, req)
     end
   end
   for _, frag in ipairs(tree.list) do
-    if frag.kind == "agent" and want_all["all-agents"] then include(frag, want_all["all-agents"] .. "=all-agents") end
-    if frag.kind == "app" and want_all["all-apps"] then include(frag, want_all["all-apps"] .. "=all-apps") end
+    if frag.kind == "agent" and want_all["all-agents"] then include(frag, enable_reason(want_all["all-agents"], "all-agents")) end
+    if frag.kind == "app" and want_all["all-apps"] then include(frag, enable_reason(want_all["all-apps"], "all-apps")) end
   end
 
   -- The $$require$$ closure, breadth first from the seeds in tree order, so reasons are deterministic.
