@@ -14,4 +14,11 @@ cordon_policy *cordon_lua_checkpolicy(lua_State *L, int idx);
 
 /* Pushes a new cordon.Policy that takes ownership of `p` (freed by __gc/__close). */
 void cordon_lua_pushpolicy(lua_State *L, cordon_policy *p);
+
+/* Push the IR table forms of docs/architecture.md ("IR rule"): a rule { action, ops, filters, modifiers,
+ * source = "file:line:col", text, comment }, one filter { name, args…, children… } (a parameter argument
+ * is { param = "NAME" }), and a location string. */
+void cordon_lua_pushrule(lua_State *L, const cordon_rule *r);
+void cordon_lua_pushfilter(lua_State *L, const cordon_filter *f);
+void cordon_lua_pushloc(lua_State *L, cordon_loc loc);
 #endif

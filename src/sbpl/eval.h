@@ -1,0 +1,29 @@
+/* src/sbpl/eval.h — the SBPL evaluator: data from the reader to IR rules in a policy.
+ *
+ * A small Scheme (define, lambda, let, let*, letrec, if, cond, when, unless, and, or, begin, set!, quote,
+ * quasiquote, list and string procedures, map, for-each, apply) plus the SBPL built-ins (version, allow,
+ * deny, param, import, regex-quote, entitlement, debug, trace, with, the filters). Filters are values, so
+ * helper functions may build them. A step budget, a depth limit and a memory cap stop runaway
+ * programs with a located error. parse.h is the entry point most callers want. */
+#ifndef CORDON_SBPL_EVAL_H
+#define CORDON_SBPL_EVAL_H
+#include "sbpl/datum.h"
+#include "sbpl/ir.h"
+#include "sbpl/parse.h"
+
+/* Where evaluation stopped, with the file it happened in (a borrowed name: valid while the arena
+ * lives). */
+typedef struct {
+  cordon_sbpl_status status;
+  const char *file;
+  unsigned line, col;
+  char message[300];
+} cordon_sbpl_eval_error;
+
+/* Reads and evaluates `src` (whose name and text must outlive the call), appending rules and
+ * diagnostics to `policy`. All evaluator memory comes from `arena`. `options` must not be NULL; zero
+ * limits mean the defaults. */
+cordon_sbpl_status cordon_sbpl_eval(cordon_arena *arena, const cordon_source *src, const cordon_sbpl_param *params,
+                                    const cordon_sbpl_options *options, cordon_policy *policy,
+                                    cordon_sbpl_eval_error *err);
+#endif

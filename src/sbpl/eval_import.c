@@ -1,0 +1,111 @@
+/* src/sbpl/eval_import.c — running a file's top-level forms, and (import "name"): search order, cycle
+ * detection and limits. */
+#include "sbpl/eval_internal.h"
+#include "sbpl/reader.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* --- sources and import ------------------------------------------------------------------------- */
+
+void ev_run_forms(ev *e, const cordon_source *src, cordon_datum *forms) {
+  const cordon_source *saved_src = e->src;
+  cordon_datum *saved_site = e->site;
+  unsigned saved_ctx = e->filter_ctx;
+  e->src = src;
+  for (cordon_datum *f = forms; f->kind == CORDON_D_PAIR; f = f->u.pair.cdr) {
+    e->site = NULL;
+    e->filter_ctx = 0;
+    ev_eval(e, f->u.pair.car, NULL);
+  }
+  e->src = saved_src;
+  e->site = saved_site;
+  e->filter_ctx = saved_ctx;
+}
+
+cordon_datum *ev_read_source(ev *e, const cordon_source *src) {
+  cordon_sbpl_read_error rerr;
+  cordon_datum *forms = cordon_sbpl_read_all(e->a, e->syms, src, CORDON_SBPL_NEST_LIMIT, &rerr);
+  if (!forms) {
+    e->err->status = rerr.status;
+    e->err->file = src->name;
+    e->err->line = rerr.line;
+    e->err->col = rerr.col;
+    snprintf(e->err->message, sizeof e->err->message, "%s", rerr.message);
+    longjmp(e->fail, 1);
+  }
+  return forms;
+}
+
+static bool is_regular(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static char *join_path(ev *e, const char *dir, size_t dlen, const char *name) {
+  size_t n = strlen(name);
+  char *p = ev_need(e, cordon_arena_alloc(e->a, dlen + n + 2));
+  memcpy(p, dir, dlen);
+  p[dlen] = '/';
+  memcpy(p + dlen + 1, name, n + 1);
+  return p;
+}
+
+cordon_datum *ev_import(ev *e, const char *name, cordon_datum *call) {
+  if (e->opt.no_import) ev_fail(e, call, CORDON_SBPL_IMPORT, "import \"%s\": imports are disabled here", name);
+  if (!*name) ev_fail(e, call, CORDON_SBPL_IMPORT, "import: empty file name");
+  const char *found = NULL;
+  if (name[0] == '/') {
+    if (is_regular(name)) found = name;
+  } else {
+    for (size_t i = 0; !found && i < e->opt.nimport_dirs; i++) {
+      const char *dir = e->opt.import_dirs[i];
+      char *p = join_path(e, dir, strlen(dir), name);
+      if (is_regular(p)) found = p;
+    }
+    if (!found) {
+      const char *from = e->src && e->src->name ? e->src->name : "";
+      const char *slash = strrchr(from, '/');
+      char *p = slash ? join_path(e, from, (size_t)(slash - from), name) : join_path(e, ".", 1, name);
+      if (is_regular(p)) found = p;
+    }
+  }
+  if (!found) ev_fail(e, call, CORDON_SBPL_IMPORT, "import \"%s\": file not found (searched %zu --import-dir director%s, then the importing file's directory)",
+                      name, e->opt.nimport_dirs, e->opt.nimport_dirs == 1 ? "y" : "ies");
+  char *real = realpath(found, NULL);
+  if (!real) ev_fail(e, call, CORDON_SBPL_IMPORT, "import \"%s\": %s", name, strerror(errno));
+  char *rp = cordon_arena_strndup(e->a, real, strlen(real));
+  free(real);
+  ev_need(e, rp);
+  for (unsigned i = 0; i < e->nimports; i++)
+    if (!strcmp(e->imports[i], rp)) ev_fail(e, call, CORDON_SBPL_IMPORT, "import \"%s\": import cycle (%s is already being imported)", name, rp);
+  if (e->nimports >= EVAL_MAX_IMPORTS) ev_fail(e, call, CORDON_SBPL_LIMIT, "import \"%s\": imports nested deeper than %d", name, EVAL_MAX_IMPORTS);
+
+  FILE *fp = fopen(rp, "rb");
+  if (!fp) ev_fail(e, call, CORDON_SBPL_IMPORT, "import \"%s\": %s", name, strerror(errno));
+  struct stat st;
+  if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > e->opt.size_limit) {
+    fclose(fp);
+    ev_fail(e, call, CORDON_SBPL_LIMIT, "import \"%s\": not a regular file or larger than %zu bytes", name, e->opt.size_limit);
+  }
+  size_t size = (size_t)st.st_size;
+  char *text = cordon_arena_alloc(e->a, size + 1);
+  size_t got = text ? fread(text, 1, size, fp) : 0;
+  fclose(fp);
+  ev_need(e, text);
+  if (got != size) ev_fail(e, call, CORDON_SBPL_IMPORT, "import \"%s\": short read", name);
+
+  cordon_source *src = ev_need(e, cordon_arena_alloc(e->a, sizeof *src));
+  src->name = found;
+  src->text = text;
+  src->len = size;
+  cordon_datum *forms = ev_read_source(e, src);
+  e->imports[e->nimports++] = rp;
+  ev_run_forms(e, src, forms);
+  e->nimports--;
+  return &cordon_datum_unspec;
+}
+
