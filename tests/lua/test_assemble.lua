@@ -1,0 +1,259 @@
+-- tests/lua/test_assemble.lua — the staged policy: order, parameters, grants, protected paths,
+-- appended profiles, final denies, hostile paths, planted files and determinism.
+local t = require "harness"
+local assemble = require("cordon.assemble").assemble
+
+local SRC = assert(os.getenv("CORDON_SOURCE_DIR"), "CORDON_SOURCE_DIR is set by ctest")
+local BASIC = SRC .. "/tests/data/trees/basic"
+
+local tmp = os.tmpname()
+os.remove(tmp)
+assert(os.execute("mkdir -p '" .. tmp .. "/home' '" .. tmp .. "/w'"))
+local function write(path, text)
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+end
+
+local function asm(opts)
+  opts.profiles_dir = opts.profiles_dir or BASIC
+  opts.platform = opts.platform or "darwin"
+  if opts.workdir == nil then opts.workdir = "/w" end
+  opts.home = opts.home or "/h"
+  opts.environ = opts.environ or { PATH = "/usr/bin:/bin", HOME = "/h", SECRET_TOKEN = "x" }
+  return assemble(opts)
+end
+
+-- The ";; Source: NAME" markers of a policy text, in order.
+local function markers(text)
+  local out = {}
+  for name in text:gmatch(";; Source: ([^\n]+)\n") do out[#out + 1] = name end
+  return out
+end
+
+local function index_of(list, pattern)
+  for i, v in ipairs(list) do if v:find(pattern) then return i end end
+end
+
+local function param(p, name)
+  for _, kv in ipairs(p.params) do if kv[1] == name then return kv[2] end end
+end
+
+t.test("sections come in stage order: fragments, add-dirs-ro, add-dirs, workdir, profile, protected, appended, final", function()
+  local extra = tmp .. "/extra.sb"
+  write(extra, "(deny file-read* (literal \"/secret\"))\n")
+  local p = assert(asm { command = { "claude" }, enable = { "docker" }, add_dirs = { "/data" },
+                         add_dirs_ro = { "/ref" }, append_profile = { extra } })
+  local m = markers(p.text)
+  t.same({ m[1], m[2], m[3] }, { "00-base.sb", "10-system-runtime.sb", "20-network.sb" })
+  local order = {
+    index_of(m, "^30%-toolchains/node%.sb$"), index_of(m, "^55%-integrations%-optional/docker%.sb$"),
+    index_of(m, "^55%-integrations%-optional/keychain%.sb$"), index_of(m, "^60%-agents/claude%-code%.sb$"),
+    index_of(m, "^cordon: %-%-add%-dirs%-ro /ref$"), index_of(m, "^cordon: %-%-add%-dirs /data$"),
+    index_of(m, "^cordon: workdir ancestors$"), index_of(m, "^cordon: permission profile workspace%-write$"),
+    index_of(m, "^cordon: protected paths$"), index_of(m, "^" .. extra:gsub("%p", "%%%0") .. "$"),
+    index_of(m, "^cordon: final denies$"),
+  }
+  for i = 1, #order do t.ok(order[i], "section " .. i .. " present") end
+  for i = 2, #order do t.ok(order[i] > order[i - 1], "section " .. i .. " after section " .. (i - 1)) end
+  t.eq(order[#order], #m, "final denies are the last section")
+end)
+
+t.test("every source records its reason and the line of its marker", function()
+  local p = assert(asm { command = { "claude" } })
+  local lines = {}
+  for l in (p.text .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = l end
+  for _, s in ipairs(p.sources) do
+    t.eq(lines[s.line], ";; Source: " .. s.name, "marker line of " .. s.name)
+    t.ok(type(s.reason) == "string" and s.reason ~= "", "reason of " .. s.name)
+  end
+  t.eq(p.sources[1].reason, "always-on stage 00-base")
+end)
+
+t.test("HOME and the workdir are -D parameters, listed first and in order", function()
+  local p = assert(asm { add_dirs = { "/data" }, add_dirs_ro = { "/ref" } })
+  t.same({ p.params[1], p.params[2], p.params[3], p.params[4] },
+    { { "HOME_DIR", "/h" }, { "WORKDIR", "/w" }, { "ADD_DIR_RO_0", "/ref" }, { "ADD_DIR_0", "/data" } })
+  t.ok(p.text:find('(subpath (param "ADD_DIR_0"))', 1, true), "add-dir grant uses its parameter")
+end)
+
+t.test("add-dirs get a literal read rule for every ancestor, and each option is one path", function()
+  local p = assert(asm { add_dirs = { "/a:b/c d" } })
+  t.eq(param(p, "ADD_DIR_0"), "/a:b/c d")
+  t.eq(param(p, "ADD_DIR_1"), nil, "no colon splitting")
+  t.ok(p.text:find('(allow file-read* (require-any (literal "/") (literal "/a:b") (literal "/a:b/c d")))', 1, true),
+    "ancestor literals")
+  t.ok(p.text:find('(allow file-read* file-write* (subpath (param "ADD_DIR_0")))', 1, true), "read/write grant")
+end)
+
+t.test("a path with quotes, backslashes and non-ASCII letters is quoted, never pasted raw", function()
+  local weird = '/tmp/q"uo\\te/été'
+  local p = assert(asm { workdir = weird })
+  t.eq(param(p, "WORKDIR"), "/private" .. weird, "darwin sees /tmp as /private/tmp")
+  t.ok(p.text:find('(literal "/private/tmp/q\\"uo\\\\te/été")', 1, true), "quoted ancestor literal")
+  for line in p.text:gmatch("[^\n]+") do
+    if line:sub(1, 2) ~= ";;" then t.ok(not line:find('q"uo', 1, true), "no raw quote in rule: " .. line) end
+  end
+end)
+
+t.test("a path with a newline or another control character is refused", function()
+  t.fails("invalid_request", asm { workdir = "/w\nx" })
+  t.fails("invalid_request", asm { add_dirs = { "/a\n(allow default)" } })
+  t.fails("invalid_request", asm { add_dirs_ro = { "/a\tb" } })
+end)
+
+t.test("relative paths resolve against the current directory; .. in a missing path is refused", function()
+  local p = assert(asm { add_dirs = { "rel/dir" }, cwd = "/base" })
+  t.eq(param(p, "ADD_DIR_0"), "/base/rel/dir")
+  t.fails("invalid_request", asm { add_dirs = { "/nope/../etc" } })
+end)
+
+t.test("protected paths are denied inside every writable root, naming every write operation", function()
+  local p = assert(asm { add_dirs = { "/data" } })
+  local deny = p.text:match("\n(%(deny file%-write%* [^\n]*/w/%.git/hooks[^\n]*)")
+  t.ok(deny, "a deny rule for the workdir")
+  for _, op in ipairs { "file-write-data", "file-write-create", "file-write-unlink", "file-write-mode" } do
+    t.ok(deny:find(op, 1, true), "names " .. op)
+  end
+  for _, path in ipairs { '(subpath "/w/.git/hooks")', '(literal "/w/.git/config")', '(literal "/w/.envrc")',
+                          '(literal "/w/.vscode/tasks.json")', '(literal "/w/.cordon.yaml")' } do
+    t.ok(deny:find(path, 1, true), path)
+  end
+  t.ok(p.text:find('(subpath "/data/.git/hooks")', 1, true), "the add-dir is protected too")
+  t.ok(p.text:find('(literal "/h/.zshrc")', 1, true), "shell rc files under HOME")
+end)
+
+t.test("a read-only profile leaves the workdir out of the writable roots", function()
+  local p = assert(asm { profile = "read-only" })
+  t.ok(not p.text:find('"/w/.git/hooks"', 1, true))
+  t.ok(p.text:find('(literal "/h/.bashrc")', 1, true), "HOME persistence denies stay")
+end)
+
+t.test("--mode compiles to a permission profile; unknown modes and profiles are refused", function()
+  local p = assert(asm { mode = "explore" })
+  t.eq(p.profile_name, "read-only")
+  t.eq(p.profile_source, "--mode explore")
+  t.fails("invalid_request", asm { mode = "yolo" })
+  t.fails("invalid_request", asm { profile = "root" })
+  t.fails("invalid_request", asm { profile = "read-only", mode = "ask" })
+end)
+
+t.test("appended profiles come last but before the final denies, which protect them", function()
+  local a, b = tmp .. "/a.sb", tmp .. "/b.sb"
+  write(a, "(allow file-read* (literal \"/a\"))")
+  write(b, "(allow file-read* (literal \"/b\"))\n")
+  local p = assert(asm { append_profile = { a, b } })
+  local m = markers(p.text)
+  t.eq(m[#m - 2], a)
+  t.eq(m[#m - 1], b)
+  local final = p.text:match(";; Source: cordon: final denies\n(.*)$")
+  t.ok(final:find('(literal "' .. a .. '")', 1, true) and final:find('(literal "' .. b .. '")', 1, true),
+    "appended files are write-protected")
+  t.ok(final:find('(subpath "/h/.config/cordon")', 1, true), "~/.config/cordon is write-protected")
+  t.ok(p.text:find('(literal "/a"))\n;; Source: ' .. b, 1, true), "a newline is added after a file without one")
+  t.fails("invalid_request", asm { append_profile = { tmp .. "/missing.sb" } })
+end)
+
+t.test("no workdir means no workdir grant and a WORKDIR that cannot exist", function()
+  local p = assert(asm { workdir = "" })
+  t.eq(param(p, "WORKDIR"), "/nonexistent/cordon-no-workdir")
+  t.ok(not p.text:find("cordon: workdir ancestors", 1, true))
+  t.eq(p.workdir, nil)
+end)
+
+t.test("a .git pointer file in the workdir is reported but its gitdir is never granted", function()
+  local w = tmp .. "/wt"
+  assert(os.execute("mkdir -p '" .. w .. "'"))
+  write(w .. "/.git", "gitdir: /elsewhere/repo/.git/worktrees/wt\n")
+  local p = assert(asm { workdir = w, platform = "linux" })
+  t.ok(not p.text:find("/elsewhere", 1, true), "nothing about the gitdir reaches the policy")
+  for _, kv in ipairs(p.params) do t.ok(not kv[2]:find("/elsewhere", 1, true), kv[1]) end
+  t.eq(p.git_pointer.gitdir, "/elsewhere/repo/.git/worktrees/wt")
+  t.eq(p.git_pointer.suggest, "/elsewhere/repo/.git")
+end)
+
+t.test("a planted .cordon.yaml is ignored unless trusted, and applied when trusted", function()
+  local home, w = tmp .. "/home", tmp .. "/w"
+  write(w .. "/.cordon.yaml", "add-dirs:\n  - /planted\n")
+  local env = { HOME = home }
+  local p = assert(asm { workdir = w, home = home, config = true, environ = env, platform = "linux" })
+  t.ok(not p.text:find("/planted", 1, true), "untrusted config adds nothing")
+  local wfile
+  for _, f in ipairs(p.config.files) do if f.kind == "workdir" then wfile = f end end
+  t.ok(wfile and wfile.found and wfile.ignored_reason, "the workdir file is reported as ignored")
+  local q = assert(asm { workdir = w, home = home, config = true, trust_workdir_config = true, environ = env,
+                         platform = "linux" })
+  t.eq(param(q, "ADD_DIR_0"), "/planted", "trusted config applies")
+  os.remove(w .. "/.cordon.yaml")
+end)
+
+t.test("config values fold in: CLI wins, lists append after the config's", function()
+  local home = tmp .. "/home2"
+  assert(os.execute("mkdir -p '" .. home .. "/.config/cordon'"))
+  write(home .. "/.config/cordon/config.yaml", "enable: ssh\nprofile: read-only\nadd-dirs-ro:\n  - /cfg\n")
+  local env = { HOME = home }
+  local p = assert(asm { home = home, config = true, environ = env, enable = { "docker" }, add_dirs_ro = { "/cli" } })
+  t.same(p.selection.enabled, { "ssh", "docker" })
+  t.eq(p.profile_name, "read-only")
+  t.eq(param(p, "ADD_DIR_RO_0"), "/cfg")
+  t.eq(param(p, "ADD_DIR_RO_1"), "/cli")
+  local q = assert(asm { home = home, config = true, environ = env, profile = "workspace-write" })
+  t.eq(q.profile_name, "workspace-write")
+  t.eq(q.profile_source, "--profile")
+end)
+
+t.test("a malformed config is an error with file:line:col", function()
+  local home = tmp .. "/home3"
+  assert(os.execute("mkdir -p '" .. home .. "/.config/cordon'"))
+  write(home .. "/.config/cordon/config.yaml", "enable: ssh\ncolour: blue\n")
+  local msg = t.fails("config_error", asm { home = home, config = true, environ = { HOME = home } })
+  t.ok(msg:find("config.yaml:2:", 1, true), msg)
+end)
+
+t.test("exec-env defaults of selected fragments reach the environment; the rest is sanitized", function()
+  local p = assert(asm { command = { "claude" } })
+  t.eq(p.env.mode, "sanitized")
+  t.eq(p.env.vars.DISABLE_AUTOUPDATER, "1")
+  t.eq(p.env.vars.SECRET_TOKEN, nil)
+  local all = assert(asm { command = { "claude" }, env = "all" })
+  t.eq(all.env.vars.SECRET_TOKEN, "x")
+end)
+
+t.test("the same inputs give byte-identical output", function()
+  local opts = function()
+    return { command = { "npx", "@anthropic-ai/claude-code" }, enable = { "electron", "docker" },
+             add_dirs = { "/x", "/y" }, add_dirs_ro = { "/r" } }
+  end
+  local a, b = assert(asm(opts())), assert(asm(opts()))
+  t.eq(a.text, b.text)
+  t.same(a.params, b.params)
+end)
+
+t.test("a linux target drops darwin-only fragments and keeps linux ones", function()
+  local p = assert(asm { platform = "linux", enable = { "electron" } })
+  local m = markers(p.text)
+  t.ok(index_of(m, "^10%-system%-runtime%-linux%.sb$"), "linux runtime included")
+  t.ok(not index_of(m, "macos%-gui"), "darwin-only integration skipped")
+end)
+
+t.test("the built-in tree assembles for both platforms", function()
+  for _, platform in ipairs { "darwin", "linux" } do
+    local p, err = assemble { workdir = "/w", home = "/h", platform = platform, command = { "claude" },
+                              environ = {} }
+    t.ok(p, err)
+    t.ok(p.text:find("(version 1)", 1, true), "version line")
+  end
+end)
+
+t.test("the assembled policy reads back with the SBPL reader when one is built in", function()
+  local sbpl = require "cordon.sbpl"
+  if type(sbpl.parse) ~= "function" then return end
+  local p = assert(asm { command = { "claude" }, add_dirs = { '/d "q"' } })
+  local params = {}
+  for _, kv in ipairs(p.params) do params[kv[1]] = kv[2] end
+  local policy, err = sbpl.parse(p.text, "assembled", params)
+  t.ok(policy, err)
+end)
+
+os.execute("rm -rf '" .. tmp .. "'")
+return t.finish()
