@@ -50,13 +50,14 @@ static json_t *profile_json(const cordon_profile *p, int *flags) {
     bad |= set_str(o, "network", cordon_network_name(cordon_profile_network(p)));
     /* Each set_new steals its value (also on failure, also NULL), so nothing leaks on the way out. */
     json_t *fs = json_object(), *entries = NULL, *names = NULL;
-    if (json_object_set_new(o, "filesystem", fs) || json_object_set_new(fs, "entries", entries = json_array()) ||
+    if (json_object_set_new(o, "filesystem", fs) ||
+        json_object_set_new(fs, "kind", json_string(cordon_fs_kind_name(cordon_profile_fs_kind(p)))) ||
+        json_object_set_new(fs, "entries", entries = json_array()) ||
         json_object_set_new(fs, "protected_metadata", names = json_array())) {
       *flags |= 1;
       json_decref(o);
       return NULL;
     }
-    bad |= set_str(fs, "kind", cordon_fs_kind_name(cordon_profile_fs_kind(p)));
     for (size_t i = 0; !bad && i < cordon_profile_entry_count(p); i++) {
       const cordon_profile_entry *e = cordon_profile_entry_at(p, i);
       json_t *je = json_object();
