@@ -20,6 +20,7 @@ struct cordon_decider {
   unsigned nbuckets;
   int default_index;
   char **where;     /* "file:line:col" per rule, made once so batch answers need no formatting */
+  size_t nwhere;    /* kept apart from the policy: freeing a decider never touches its policy */
   char **params;    /* owned copies: key, value, … */
   size_t nparams;
 };
@@ -67,6 +68,7 @@ cordon_decider *cordon_decider_new(cordon_policy *policy, const char *const *par
   d->default_index = cordon_sbpl_op_index("default");
   d->buckets = calloc(d->nbuckets, sizeof *d->buckets);
   d->where = calloc(policy->nrules ? policy->nrules : 1, sizeof *d->where);
+  d->nwhere = policy->nrules;
   d->params = calloc(nparams ? 2 * nparams : 1, sizeof *d->params);
   if (!d->buckets || !d->where || !d->params) goto fail;
   for (unsigned i = 0; i < d->nbuckets; i++) d->buckets[i].unfiltered = -1;
@@ -101,7 +103,7 @@ void cordon_decider_free(cordon_decider *d) {
     for (unsigned i = 0; i < d->nbuckets; i++) free(d->buckets[i].filtered);
   free(d->buckets);
   if (d->where)
-    for (size_t i = 0; i < d->policy->nrules; i++) free(d->where[i]);
+    for (size_t i = 0; i < d->nwhere; i++) free(d->where[i]);
   free(d->where);
   if (d->params)
     for (size_t i = 0; i < 2 * d->nparams; i++) free(d->params[i]);
