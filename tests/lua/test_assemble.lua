@@ -249,10 +249,9 @@ t.test("the assembled policy reads back with the SBPL reader when one is built i
   local sbpl = require "cordon.sbpl"
   if type(sbpl.parse) ~= "function" then return end
   local p = assert(asm { command = { "claude" }, add_dirs = { '/d "q"' } })
-  local params = {}
-  for _, kv in ipairs(p.params) do params[kv[1]] = kv[2] end
-  local policy, err = sbpl.parse(p.text, "assembled", params)
+  local policy, err = sbpl.parse(p.text, "assembled", p.params, {})
   t.ok(policy, err)
+  t.ok(#policy:rules() > 10, "rules read back")
 end)
 
 os.execute("rm -rf '" .. tmp .. "'")
