@@ -6,6 +6,7 @@
 #include "core/path.h"
 #include "sbpl/writer.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,9 +140,16 @@ static bool protected_regex(const cordon_profile *p, const char *lead, cordon_bu
   return !re->oom;
 }
 
+/* Every write operation by name: a rule on a specific operation is consulted before one on its wildcard
+ * parent (FIELD-NOTES, "Precedence"), so a deny naming only file-write* would lose to an earlier
+ * (allow file-write-create …) made by a fragment. */
+static const char write_ops[] =
+  "file-write* file-write-data file-write-create file-write-unlink file-write-mode file-write-owner "
+  "file-write-setugid file-write-times file-write-xattr file-write-flags file-write-acl file-write-finderinfo";
+
 /* Protected metadata: deny writing any path whose segment below a writable root is a protected name,
  * whether it exists or not, so a missing .git cannot be created either. The deny is filtered and names
- * file-write*, the operation of the grant it must beat. A root whose own path already holds a protected
+ * every write operation, so it beats any earlier grant whichever write operation that grant named. A root whose own path already holds a protected
  * segment gets a regex anchored at the root, so only segments *below* it count (as in the matcher). */
 static cordon_sandbox_status protect_metadata(sb_builder *b, const cordon_profile *p, const sb_roots *writes,
                                               cordon_buf *msg) {
@@ -166,7 +174,7 @@ static cordon_sandbox_status protect_metadata(sb_builder *b, const cordon_profil
                         root->path);
       st = re.oom ? CORDON_SANDBOX_NOMEM : CORDON_SANDBOX_INVALID_REQUEST;
     } else {
-      sb_rule(b, CORDON_DENY, "file-write*", sb_path(b, "regex", cordon_buf_str(&re), false),
+      sb_rule(b, CORDON_DENY, write_ops, sb_path(b, "regex", cordon_buf_str(&re), false),
               "Protected metadata below a writable root that itself lies inside such a directory.");
     }
     cordon_buf_free(&re);
@@ -176,7 +184,7 @@ static cordon_sandbox_status protect_metadata(sb_builder *b, const cordon_profil
     if (!protected_regex(p, "/", &re)) st = CORDON_SANDBOX_NOMEM;
     cordon_filter *where = n == 1 ? plain[0] : sb_group(b, CORDON_F_ANY, n, plain);
     cordon_filter *parts[2] = {where, st == CORDON_SANDBOX_OK ? sb_path(b, "regex", cordon_buf_str(&re), false) : NULL};
-    sb_rule(b, CORDON_DENY, "file-write*", sb_group(b, CORDON_F_ALL, 2, parts),
+    sb_rule(b, CORDON_DENY, write_ops, sb_group(b, CORDON_F_ALL, 2, parts),
             "Protected metadata (.git, agent settings, …) at any depth under the writable roots: not writable, "
             "and not creatable.");
     cordon_buf_free(&re);
@@ -202,6 +210,29 @@ static void network_rules(sb_builder *b, cordon_network net) {
           "Network restricted: no listening on IP ports.");
 }
 
+/* The matchers skip a context path they cannot normalize; a policy must not silently lose a root, so
+ * here such a context is refused. */
+static cordon_sandbox_status check_ctx_path(const char *what, size_t index, const char *path, cordon_buf *msg) {
+  char norm[CORDON_PATH_MAX + 1];
+  if (!path) return CORDON_SANDBOX_OK;
+  cordon_path_status ps = cordon_path_normalize(path, norm, sizeof norm);
+  if (ps == CORDON_PATH_OK) return CORDON_SANDBOX_OK;
+  cordon_buf_printf(msg, "match context %s", what);
+  if (index != SIZE_MAX) cordon_buf_printf(msg, "[%zu]", index + 1);
+  cordon_buf_printf(msg, " is not a usable absolute path (%s)", cordon_path_status_name(ps));
+  return CORDON_SANDBOX_INVALID_REQUEST;
+}
+
+static cordon_sandbox_status check_ctx(const cordon_profile_ctx *ctx, cordon_buf *msg) {
+  cordon_sandbox_status st = CORDON_SANDBOX_OK;
+  const char *names[] = {"cwd", "tmpdir", "home", "slash_tmp"};
+  const char *paths[] = {ctx->cwd, ctx->tmpdir, ctx->home, ctx->slash_tmp};
+  for (size_t i = 0; st == CORDON_SANDBOX_OK && i < 4; i++) st = check_ctx_path(names[i], SIZE_MAX, paths[i], msg);
+  for (size_t i = 0; st == CORDON_SANDBOX_OK && i < ctx->n_workspace_roots; i++)
+    st = check_ctx_path("workspace_roots", i, ctx->workspace_roots[i], msg);
+  return st;
+}
+
 cordon_sandbox_status cordon_seatbelt_build(const cordon_profile *p, const cordon_profile_ctx *ctx, bool base,
                                             cordon_policy *out, cordon_params *params, cordon_buf *msg) {
   if (!p || !ctx) {
@@ -213,10 +244,11 @@ cordon_sandbox_status cordon_seatbelt_build(const cordon_profile *p, const cordo
                       cordon_profile_kind_name(cordon_profile_kind_of(p)));
     return CORDON_SANDBOX_INVALID_REQUEST;
   }
+  cordon_sandbox_status st = check_ctx(ctx, msg);
+  if (st != CORDON_SANDBOX_OK) return st;
   sb_builder b = {out, false};
   cordon_network net = cordon_profile_network(p);
   if (base) cordon_seatbelt_base_rules(&b, net == CORDON_NETWORK_ENABLED);
-  cordon_sandbox_status st = CORDON_SANDBOX_OK;
   if (cordon_profile_fs_kind(p) == CORDON_FS_UNRESTRICTED) {
     sb_rule(&b, CORDON_ALLOW, "file-read* file-write*", NULL,
             "Filesystem unrestricted: read and write anywhere (unfiltered, so filtered denies still win).");

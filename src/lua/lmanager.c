@@ -1,7 +1,340 @@
-/* src/lua/lmanager.c — cordon.c.manager (placeholder until its owner lands the real binding). */
+/* src/lua/lmanager.c — cordon.c.manager: sandbox selection, transformation, the Seatbelt policy, exec.
+ *
+ *   seatbelt_policy(profile, ctx [, {base = bool}]) -> text, params      (params: { {name, value}, … })
+ *   transform{ argv, cwd, env, profile, ctx, preference, platform, policy = {text =, params =} }
+ *       -> { argv, cwd, env, sandbox_type, effective_profile, plan, handle = <cordon.ExecRequest> }
+ *   exec(request)        runs request.handle; returns only on failure: nil, "code: message", code, status
+ *   select{ profile, preference, platform } -> "macos-seatbelt" | "linux" | "none"
+ *   requires_sandbox(profile) -> bool      host_platform() -> "linux" | "darwin" | …
+ * Profiles are cordon.Profile userdata or their table form; contexts are match-context tables.
+ * Runtime failures return nil, "code: message", code with the manager's codes (unsupported_platform,
+ * backend_not_available, backend_not_implemented, sandbox_required, invalid_request). */
+#include "backend/manager.h"
+#include "backend/seatbelt.h"
+#include "lua/lprofile.h"
 #include "lua/lutil.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+#define EXEC_REQUEST "cordon.ExecRequest"
+
+static void push_params(lua_State *L, const cordon_params *ps) {
+  lua_createtable(L, (int)ps->count, 0);
+  for (size_t i = 0; i < ps->count; i++) {
+    lua_createtable(L, 2, 0);
+    lua_pushstring(L, ps->items[i].name);
+    lua_rawseti(L, -2, 1);
+    lua_pushstring(L, ps->items[i].value);
+    lua_rawseti(L, -2, 2);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+}
+
+/* Reads { {name, value}, … } (or {name = …, value = …} items) at `idx` into `ps`; false on bad shape. */
+static bool read_params(lua_State *L, int idx, cordon_params *ps) {
+  idx = lua_absindex(L, idx);
+  for (lua_Integer i = 1; lua_rawgeti(L, idx, i) == LUA_TTABLE; i++) {
+    if (lua_rawgeti(L, -1, 1) == LUA_TNIL) {
+      lua_pop(L, 1);
+      lua_getfield(L, -1, "name");
+    }
+    if (lua_rawgeti(L, -2, 2) == LUA_TNIL) {
+      lua_pop(L, 1);
+      lua_getfield(L, -2, "value");
+    }
+    const char *name = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+    const char *value = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    bool ok = name && value && cordon_params_add(ps, name, value);
+    lua_pop(L, 3);
+    if (!ok) {
+      lua_pop(L, 1);
+      return false;
+    }
+  }
+  bool ok = lua_isnil(L, -1);
+  lua_pop(L, 1);
+  return ok;
+}
+
+static int fail_status(lua_State *L, cordon_sandbox_status st, cordon_buf *msg) {
+  const char *m = cordon_buf_str(msg);
+  int n = cordon_lua_fail(L, cordon_sandbox_status_name(st), "%s", m && *m ? m : cordon_sandbox_status_name(st));
+  cordon_buf_free(msg);
+  return n;
+}
+
+static int l_seatbelt_policy(lua_State *L) {
+  cordon_profile *p = cordon_lua_toprofile(L, 1);
+  cordon_lua_ctx ctx;
+  cordon_lua_checkctx(L, 2, &ctx);
+  bool base = true;
+  if (lua_istable(L, 3)) {
+    if (lua_getfield(L, 3, "base") != LUA_TNIL) base = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+  }
+  cordon_buf text = CORDON_BUF_INIT, msg = CORDON_BUF_INIT;
+  cordon_params params = CORDON_PARAMS_INIT;
+  cordon_sandbox_status st = cordon_seatbelt_policy(p, &ctx.ctx, base, &text, &params, &msg);
+  if (st != CORDON_SANDBOX_OK) {
+    cordon_buf_free(&text);
+    cordon_params_free(&params);
+    return fail_status(L, st, &msg);
+  }
+  cordon_buf_free(&msg);
+  lua_pushlstring(L, text.data ? text.data : "", text.len);
+  cordon_buf_free(&text);
+  push_params(L, &params);
+  cordon_params_free(&params);
+  return 2;
+}
+
+static cordon_preference check_preference(lua_State *L, int t) {
+  const char *s = cordon_lua_optfield_string(L, t, "preference", "auto");
+  int pref = cordon_preference_parse(s);
+  if (pref < 0) luaL_error(L, "preference must be auto, require or forbid, got '%s'", s);
+  return (cordon_preference)pref;
+}
+
+static int l_select(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  cordon_manager m = {check_preference(L, 1), cordon_lua_optfield_string(L, 1, "platform", NULL), NULL};
+  lua_getfield(L, 1, "profile");
+  cordon_profile *p = cordon_lua_toprofile(L, -1);
+  const cordon_backend *b = NULL;
+  cordon_buf msg = CORDON_BUF_INIT;
+  cordon_sandbox_status st = cordon_manager_select(&m, p, &b, &msg);
+  if (st != CORDON_SANDBOX_OK) return fail_status(L, st, &msg);
+  cordon_buf_free(&msg);
+  lua_pushstring(L, b ? b->sandbox_type : "none");
+  return 1;
+}
+
+static int l_requires_sandbox(lua_State *L) {
+  lua_pushboolean(L, cordon_profile_requires_sandbox(cordon_lua_toprofile(L, 1)));
+  return 1;
+}
+
+static int l_host_platform(lua_State *L) {
+  lua_pushstring(L, cordon_host_platform());
+  return 1;
+}
+
+/* --- cordon.ExecRequest ------------------------------------------------------------------------- */
+
+static cordon_exec_request *check_request(lua_State *L, int idx) {
+  cordon_exec_request *r = luaL_checkudata(L, idx, EXEC_REQUEST);
+  if (!r->argv) luaL_error(L, "exec request was closed");
+  return r;
+}
+
+static int request_gc(lua_State *L) {
+  cordon_exec_request_free(luaL_checkudata(L, 1, EXEC_REQUEST));
+  return 0;
+}
+
+static int request_tostring(lua_State *L) {
+  cordon_exec_request *r = luaL_checkudata(L, 1, EXEC_REQUEST);
+  if (!r->argv) {
+    lua_pushstring(L, "cordon.ExecRequest (closed)");
+    return 1;
+  }
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  luaL_addstring(&b, "cordon.ExecRequest(");
+  luaL_addstring(&b, r->sandbox_type);
+  luaL_addstring(&b, "):");
+  for (size_t i = 0; i < r->argc; i++) {
+    luaL_addchar(&b, ' ');
+    /* the policy text is long and multi-line: show its size instead */
+    if (r->policy && r->argv[i] && strcmp(r->argv[i], r->policy) == 0) lua_pushfstring(L, "<policy, %d bytes>", (int)strlen(r->policy));
+    else lua_pushstring(L, r->argv[i]);
+    luaL_addvalue(&b);
+  }
+  luaL_pushresult(&b);
+  return 1;
+}
+
+static void push_strv(lua_State *L, char *const *v, size_t n) {
+  lua_createtable(L, (int)n, 0);
+  for (size_t i = 0; i < n; i++) {
+    lua_pushstring(L, v[i]);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+}
+
+/* The request's table view: what Lua callers and `--json` show. */
+static void push_request_table(lua_State *L, const cordon_exec_request *r, const cordon_profile *p, int handle) {
+  lua_createtable(L, 0, 8);
+  push_strv(L, r->argv, r->argc);
+  lua_setfield(L, -2, "argv");
+  lua_pushstring(L, r->cwd);
+  lua_setfield(L, -2, "cwd");
+  lua_createtable(L, 0, (int)r->envc);
+  for (size_t i = 0; i < r->envc; i++) {
+    const char *eq = strchr(r->env[i], '=');
+    lua_pushlstring(L, r->env[i], (size_t)(eq - r->env[i]));
+    lua_pushstring(L, eq + 1);
+    lua_rawset(L, -3);
+  }
+  lua_setfield(L, -2, "env");
+  lua_pushstring(L, r->sandbox_type);
+  lua_setfield(L, -2, "sandbox_type");
+  cordon_lua_push_profile_table(L, p);
+  lua_setfield(L, -2, "effective_profile");
+  if (r->policy) {
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, r->policy);
+    lua_setfield(L, -2, "policy");
+    push_params(L, &r->params);
+    lua_setfield(L, -2, "params");
+    lua_setfield(L, -2, "plan");
+  } else if (r->backend && r->backend->describe) {
+    cordon_buf d = CORDON_BUF_INIT;
+    r->backend->describe(r->backend, r, &d);
+    lua_pushstring(L, d.data ? d.data : "");
+    cordon_buf_free(&d);
+    lua_setfield(L, -2, "plan");
+  }
+  lua_pushvalue(L, handle);
+  lua_setfield(L, -2, "handle");
+}
+
+static int compare_strings(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Reads argv (a list of strings) from field `key` of table `t` into a NULL-terminated array kept alive by
+ * a userdata pushed on the stack. */
+static const char **read_strv(lua_State *L, int t, const char *key, size_t *n, bool env_map) {
+  int type = lua_getfield(L, t, key);
+  if (type == LUA_TNIL && env_map) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+  } else if (type != LUA_TTABLE) {
+    luaL_error(L, "field '%s' must be a table", key);
+  }
+  int tab = lua_gettop(L);
+  size_t count = 0;
+  if (env_map && lua_rawlen(L, tab) == 0) {
+    /* {NAME = value}: each becomes "NAME=value"; sorted below. */
+    lua_newtable(L);
+    int list = lua_gettop(L);
+    for (lua_pushnil(L); lua_next(L, tab); lua_pop(L, 1)) {
+      if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
+        luaL_error(L, "env entries must be NAME = value strings");
+      lua_pushfstring(L, "%s=%s", lua_tostring(L, -2), lua_tostring(L, -1));
+      lua_rawseti(L, list, (lua_Integer)++count);
+    }
+    lua_replace(L, tab);
+  }
+  count = lua_rawlen(L, tab);
+  const char **v = lua_newuserdatauv(L, (count + 1) * sizeof *v, 0);
+  for (size_t i = 0; i < count; i++) {
+    lua_rawgeti(L, tab, (lua_Integer)i + 1);
+    if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "field '%s' must hold only strings", key);
+    v[i] = lua_tostring(L, -1);  /* anchored by the table, which stays on the stack */
+    lua_pop(L, 1);
+  }
+  v[count] = NULL;
+  if (env_map) qsort(v, count, sizeof *v, compare_strings);  /* a stable order for the same environment */
+  *n = count;
+  return v;
+}
+
+static int l_transform(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  cordon_manager m = {check_preference(L, 1), cordon_lua_optfield_string(L, 1, "platform", NULL), NULL};
+  cordon_sandbox_command cmd = {0};
+  cmd.argv = read_strv(L, 1, "argv", &cmd.argc, false);
+  size_t envc;
+  cmd.env = read_strv(L, 1, "env", &envc, true);
+  cmd.cwd = cordon_lua_optfield_string(L, 1, "cwd", NULL);
+  if (lua_getfield(L, 1, "profile") == LUA_TNIL) luaL_error(L, "field 'profile' is required");
+  int prof = lua_gettop(L);
+  cmd.profile = cordon_lua_toprofile(L, prof);
+  lua_getfield(L, 1, "ctx");
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    lua_getfield(L, 1, "context");
+  }
+  cordon_lua_ctx ctx;
+  cordon_lua_checkctx(L, -1, &ctx);
+  cmd.ctx = &ctx.ctx;
+  cordon_params params = CORDON_PARAMS_INIT;
+  if (lua_getfield(L, 1, "policy") == LUA_TTABLE) {
+    if (lua_getfield(L, -1, "text") == LUA_TNIL) {
+      lua_pop(L, 1);
+      lua_rawgeti(L, -1, 1);
+    }
+    if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "policy.text must be the SBPL text");
+    cmd.policy_text = lua_tostring(L, -1);
+    if (lua_getfield(L, -2, "params") == LUA_TNIL) {
+      lua_pop(L, 1);
+      lua_rawgeti(L, -2, 2);
+    }
+    bool ok = lua_isnil(L, -1) || (lua_istable(L, -1) && read_params(L, -1, &params));
+    if (!ok) {
+      cordon_params_free(&params);
+      return cordon_lua_fail(L, "invalid_request", "policy.params must be a list of {name, value}");
+    }
+    cmd.policy_params = &params;
+  }
+  cordon_exec_request *r = lua_newuserdatauv(L, sizeof *r, 0);
+  memset(r, 0, sizeof *r);
+  luaL_setmetatable(L, EXEC_REQUEST);
+  int handle = lua_gettop(L);
+  cordon_buf msg = CORDON_BUF_INIT;
+  cordon_sandbox_status st = cordon_manager_transform(&m, &cmd, r, &msg);
+  cordon_params_free(&params);
+  if (st != CORDON_SANDBOX_OK) return fail_status(L, st, &msg);
+  cordon_buf_free(&msg);
+  push_request_table(L, r, cmd.profile, handle);
+  return 1;
+}
+
+static int l_exec(lua_State *L) {
+  if (lua_istable(L, 1)) {
+    lua_getfield(L, 1, "handle");
+    if (lua_isnil(L, -1)) luaL_error(L, "exec needs a request made by transform (its 'handle' field is missing)");
+    lua_replace(L, 1);
+  }
+  cordon_exec_request *r = check_request(L, 1);
+  cordon_buf msg = CORDON_BUF_INIT;
+  int status = cordon_exec(r, &msg);
+  if (!msg.len) {  /* a supervising backend ran the command and returns its status */
+    cordon_buf_free(&msg);
+    lua_pushinteger(L, status);
+    return 1;
+  }
+  const char *code = status == 127 ? "command_not_found" : status == 126 ? "command_not_executable"
+                                                                          : "sandbox_setup_failed";
+  cordon_lua_fail(L, code, "%s", cordon_buf_str(&msg) ? cordon_buf_str(&msg) : code);
+  cordon_buf_free(&msg);
+  lua_pushinteger(L, status);
+  return 4;
+}
+
+static const luaL_Reg request_meta[] = {
+  {"__gc", request_gc}, {"__close", request_gc}, {"__tostring", request_tostring}, {NULL, NULL},
+};
+static const luaL_Reg request_methods[] = {{"close", request_gc}, {NULL, NULL}};
+
+static const luaL_Reg manager_funcs[] = {
+  {"seatbelt_policy", l_seatbelt_policy},
+  {"transform", l_transform},
+  {"exec", l_exec},
+  {"select", l_select},
+  {"requires_sandbox", l_requires_sandbox},
+  {"host_platform", l_host_platform},
+  {NULL, NULL},
+};
+
 int cordon_open_manager(lua_State *L) {
-  lua_newtable(L);
+  cordon_lua_newclass(L, EXEC_REQUEST, request_methods, request_meta);
+  lua_pop(L, 1);
+  luaL_newlib(L, manager_funcs);
+  lua_pushstring(L, CORDON_SEATBELT_HELPER);
+  lua_setfield(L, -2, "SEATBELT_HELPER");
   return 1;
 }
