@@ -178,8 +178,9 @@ static void check_filter(linter *l, const cordon_rule *r, cordon_filter *f) {
     check_network(l, r, f);
     break;
   case CORDON_F_OTHER:
-    finding(l, CORDON_DIAG_WARNING, "unknown-filter", loc, "unknown filter '%s': kept, but never matches "
-            "unless a query states it as a fact", f->name);
+    if (!r->text)
+      finding(l, CORDON_DIAG_WARNING, "unknown-filter", loc,
+              "unknown filter '%s': kept, but never matches unless a query states it as a fact", f->name);
     break;
   default:
     break;
@@ -193,7 +194,10 @@ static const char *const known_modifiers[] = {
 };
 
 static void check_rule(linter *l, cordon_rule *r) {
-  for (size_t i = 0; i < r->nops; i++)
+  /* Rules read from text (they carry it) had unknown names reported by the evaluator, at the name's own
+   * column; only builder rules need the check here. */
+  bool read = r->text != NULL;
+  for (size_t i = 0; i < r->nops && !read; i++)
     if (!cordon_sbpl_op_canonical(r->ops[i]))
       finding(l, CORDON_DIAG_WARNING, "unknown-operation", r->loc,
               "unknown operation '%s': no rule on it can ever decide a known operation", r->ops[i]);
@@ -202,7 +206,7 @@ static void check_rule(linter *l, cordon_rule *r) {
     bool known = false;
     for (size_t k = 0; k < sizeof known_modifiers / sizeof known_modifiers[0]; k++)
       known = known || !strcmp(m, known_modifiers[k]);
-    if (!known) finding(l, CORDON_DIAG_WARNING, "unknown-modifier", r->loc, "unknown modifier (with %s)", m);
+    if (!known && !read) finding(l, CORDON_DIAG_WARNING, "unknown-modifier", r->loc, "unknown modifier (with %s)", m);
     if (!strcmp(m, "no-sandbox"))
       finding(l, CORDON_DIAG_WARNING, "no-sandbox", r->loc,
               "(with no-sandbox) runs the matching program with no sandbox at all: everything it does is "
