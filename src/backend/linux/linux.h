@@ -3,6 +3,7 @@
  * (src/backend/backend.h); Lua through cordon.c.linux (src/lua/llinux.c). */
 #ifndef CORDON_LINUX_H
 #define CORDON_LINUX_H
+#include "backend/backend.h"
 #include "backend/linux/plan.h"
 #include "core/buf.h"
 #include "core/profile.h"
@@ -56,6 +57,12 @@ typedef struct {
 /* Computes the plan. The compiler looks at the disk (which paths exist, files or directories) but changes
  * nothing. On failure *out is NULL and `msg` says why, naming the source rule. */
 cordon_lx_status cordon_lx_compile(const cordon_lx_input *in, cordon_lx_plan **out, cordon_buf *msg);
+
+/* The same from SBPL text (parsed with imports disabled) and -D parameters; `text` NULL = profile
+ * only (backend.c). */
+cordon_lx_status cordon_lx_compile_text(const char *text, const cordon_params *params, const cordon_profile *profile,
+                                        const cordon_profile_ctx *ctx, bool best_effort, bool private_tmp,
+                                        cordon_lx_plan **out, cordon_buf *msg);
 
 /* --- runtime (runtime.c) -------------------------------------------------------------------------- */
 /* Applies `plan` and execs argv (argv[0] without '/' is searched in env's PATH after the sandbox is in

@@ -171,8 +171,10 @@ void cordon_lx_plan_describe(const cordon_lx_plan *p, cordon_buf *out) {
   else
     cordon_buf_puts(out, "network: enabled (no network filter)\n");
   cordon_buf_puts(out, "seccomp: TIOCSTI/TIOCLINUX ioctls denied (no input injection into the terminal)\n");
-  if (p->scope_ipc)
-    cordon_buf_puts(out, "scoping: abstract unix sockets and signals limited to the sandbox (ABI >= 6)\n");
+  if (p->scope_signals || p->scope_abstract_unix)
+    cordon_buf_printf(out, "scoping (ABI >= 6): %s%s%s limited to the sandbox\n", p->scope_signals ? "signals" : "",
+                      p->scope_signals && p->scope_abstract_unix ? " and " : "",
+                      p->scope_abstract_unix ? "abstract unix sockets" : "");
   if (p->private_tmp) cordon_buf_puts(out, "tmp: private /tmp (fresh tmpfs)\n");
   cordon_buf_puts(out, "process: no_new_privs, all capabilities and the bounding set dropped, Landlock last\n");
   for (size_t i = 0; i < p->nnotes; i++)
@@ -217,7 +219,8 @@ char *cordon_lx_plan_to_json(const cordon_lx_plan *p) {
   json_object_set_new(root, "landlock_rules", rules);
   json_object_set_new(root, "mounts", mounts);
   json_object_set_new(root, "network", json_string(p->network_restricted ? "restricted" : "enabled"));
-  json_object_set_new(root, "scope_ipc", json_boolean(p->scope_ipc));
+  json_object_set_new(root, "scope_signals", json_boolean(p->scope_signals));
+  json_object_set_new(root, "scope_abstract_unix", json_boolean(p->scope_abstract_unix));
   json_object_set_new(root, "private_tmp", json_boolean(p->private_tmp));
   json_object_set_new(root, "approximations", notes);
   json_object_set_new(root, "skipped", skipped);

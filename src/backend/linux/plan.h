@@ -69,7 +69,8 @@ typedef struct {
   size_t nmounts, mounts_cap;
   /* network */
   bool network_restricted;   /* seccomp: only AF_UNIX sockets, no io_uring; Landlock TCP (ABI >= 4) */
-  bool scope_ipc;            /* Landlock scoping of abstract unix sockets and signals (ABI >= 6) */
+  bool scope_signals;        /* Landlock: no signals to processes outside the sandbox (ABI >= 6) */
+  bool scope_abstract_unix;  /* Landlock: no connecting to abstract unix sockets outside (ABI >= 6) */
   bool private_tmp;
   /* what could not be expressed exactly, and paths skipped because they do not exist */
   cordon_lx_note *notes;

@@ -1,0 +1,139 @@
+/* src/backend/linux/backend.c — the Linux backend for the sandbox manager (src/backend/backend.h).
+ *
+ * transform: parse the assembled policy (if any), compile it with the profile into a plan, and check the
+ * kernel can enforce it (backend_not_available otherwise, with a hint). exec: apply the plan and execve.
+ * The request's argv is the command itself: nothing else runs in between. */
+#include "backend/backend.h"
+#include "backend/linux/linux.h"
+#include "sbpl/parse.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char **copy_strv(const char *const *v, size_t n, size_t *count) {
+  if (v && n == (size_t)-1)
+    for (n = 0; v[n];) n++;
+  if (!v) n = 0;
+  char **out = calloc(n + 1, sizeof *out);
+  if (!out) return NULL;
+  for (size_t i = 0; i < n; i++)
+    if (!(out[i] = strdup(v[i]))) {
+      for (size_t k = 0; k < i; k++) free(out[k]);
+      free(out);
+      return NULL;
+    }
+  if (count) *count = n;
+  return out;
+}
+
+static void plan_free(void *p) { cordon_lx_plan_free(p); }
+
+static cordon_sandbox_status map_status(cordon_lx_status st) {
+  switch (st) {
+  case CORDON_LX_OK: return CORDON_SANDBOX_OK;
+  case CORDON_LX_NOT_AVAILABLE: return CORDON_SANDBOX_BACKEND_NOT_AVAILABLE;
+  case CORDON_LX_NOMEM: return CORDON_SANDBOX_NOMEM;
+  default: return CORDON_SANDBOX_INVALID_REQUEST;
+  }
+}
+
+/* Parses `text` with its -D parameters into IR. */
+static cordon_lx_status parse_policy(const char *text, const cordon_params *ps, cordon_policy **out, cordon_buf *msg) {
+  size_t n = ps ? ps->count : 0;
+  cordon_sbpl_param *params = calloc(n + 1, sizeof *params);
+  if (!params) return CORDON_LX_NOMEM;
+  for (size_t i = 0; i < n; i++) params[i] = (cordon_sbpl_param){ps->items[i].name, ps->items[i].value};
+  cordon_sbpl_error err = {0};
+  cordon_sbpl_options opts = {.no_import = true};
+  cordon_sbpl_status st = cordon_sbpl_parse(text, strlen(text), "policy", params, &opts, out, &err);
+  free(params);
+  if (st == CORDON_SBPL_OK) return CORDON_LX_OK;
+  cordon_buf_printf(msg, "the policy cannot be parsed: %s", err.text ? err.text : cordon_sbpl_status_name(st));
+  cordon_sbpl_error_clear(&err);
+  return st == CORDON_SBPL_NOMEM ? CORDON_LX_NOMEM : CORDON_LX_INVALID;
+}
+
+/* The -D parameters as name, value pairs for the compiler (borrowed strings). */
+static const char **param_pairs(const cordon_params *ps) {
+  size_t n = ps ? ps->count : 0;
+  const char **v = calloc(2 * n + 1, sizeof *v);
+  for (size_t i = 0; v && i < n; i++) {
+    v[2 * i] = ps->items[i].name;
+    v[2 * i + 1] = ps->items[i].value;
+  }
+  return v;
+}
+
+cordon_lx_status cordon_lx_compile_text(const char *text, const cordon_params *ps, const cordon_profile *profile,
+                                        const cordon_profile_ctx *ctx, bool best_effort, bool private_tmp,
+                                        cordon_lx_plan **out, cordon_buf *msg) {
+  *out = NULL;
+  cordon_policy *policy = NULL;
+  cordon_lx_status st = text ? parse_policy(text, ps, &policy, msg) : CORDON_LX_OK;
+  if (st != CORDON_LX_OK) return st;
+  const char **pairs = param_pairs(ps);
+  if (!pairs) {
+    cordon_policy_free(policy);
+    return CORDON_LX_NOMEM;
+  }
+  cordon_lx_input in = {.policy = policy, .params = pairs, .nparams = ps ? ps->count : 0, .profile = profile,
+                        .ctx = ctx, .best_effort = best_effort, .private_tmp = private_tmp};
+  st = cordon_lx_compile(&in, out, msg);
+  free(pairs);
+  cordon_policy_free(policy);
+  return st;
+}
+
+static cordon_sandbox_status transform(const cordon_backend *self, const cordon_sandbox_command *cmd,
+                                       cordon_exec_request *out, cordon_buf *msg) {
+  cordon_lx_plan *plan = NULL;
+  cordon_lx_status st = cordon_lx_compile_text(cmd->policy_text, cmd->policy_params, cmd->profile, cmd->ctx,
+                                               false, false, &plan, msg);
+  if (st != CORDON_LX_OK) return map_status(st);
+  cordon_lx_probe_result pr;
+  cordon_lx_probe(&pr);
+  if ((st = cordon_lx_check(&pr, plan->min_abi, plan->best_effort, msg)) != CORDON_LX_OK) {
+    cordon_lx_plan_free(plan);
+    return map_status(st);
+  }
+  out->plan = plan;
+  out->plan_free = plan_free;
+  out->sandbox_type = self->sandbox_type;
+  out->backend = self;
+  out->argv = copy_strv(cmd->argv, cmd->argc, &out->argc);
+  out->cwd = strdup(cmd->cwd);
+  out->env = copy_strv(cmd->env, (size_t)-1, &out->envc);
+  if (!out->argv || !out->cwd || !out->env) return CORDON_SANDBOX_NOMEM;
+  return CORDON_SANDBOX_OK;
+}
+
+static int exec(const cordon_backend *self, const cordon_exec_request *req, cordon_buf *msg) {
+  (void)self;
+  int ws = 0;
+  cordon_lx_status st = cordon_lx_run(req->plan, (const char *const *)req->argv, (const char *const *)req->env,
+                                      req->cwd, &ws, msg);
+  if (st == CORDON_LX_OK) return cordon_lx_exit_code(ws);  /* a supervisor waited for the command */
+  cordon_buf tmp = CORDON_BUF_INIT;
+  cordon_buf_printf(&tmp, "%s: %s", cordon_lx_status_name(st), msg->data ? msg->data : "");
+  cordon_buf_reset(msg);
+  cordon_buf_puts(msg, tmp.data ? tmp.data : cordon_lx_status_name(st));
+  cordon_buf_free(&tmp);
+  return st == CORDON_LX_NOT_FOUND ? 127 : st == CORDON_LX_NOT_EXECUTABLE ? 126 : 125;
+}
+
+static void describe(const cordon_backend *self, const cordon_exec_request *req, cordon_buf *out) {
+  (void)self;
+  if (req->plan) cordon_lx_plan_describe(req->plan, out);
+}
+
+static const cordon_backend linux_backend = {
+    .name = "linux",
+    .platform = "linux",
+    .sandbox_type = "linux",
+    .transform = transform,
+    .exec = exec,
+    .describe = describe,
+};
+
+const cordon_backend *cordon_linux_backend(void) { return &linux_backend; }

@@ -1,0 +1,25 @@
+/* src/backend/linux/compile_impl.h — state shared by the compiler's files (compile.c, walk.c). */
+#ifndef CORDON_LINUX_COMPILE_IMPL_H
+#define CORDON_LINUX_COMPILE_IMPL_H
+#include "backend/linux/eval.h"
+#include "backend/linux/linux.h"
+
+typedef struct {
+  char *path;          /* normalized absolute path (owned) */
+  const char *source;  /* the first rule naming it (owned by the rule set) */
+  bool dir_hint;       /* named by a subpath: a placeholder for it is a directory */
+} lx_node;
+
+typedef struct {
+  const cordon_lx_input *in;
+  cordon_lx_plan *plan;
+  lx_rules rules;
+  lx_node *nodes;
+  size_t nnodes, nodes_cap;
+  size_t dir_literals;             /* directories granted only by literal rules (one grouped note) */
+  const char *dir_literal_example;
+} lx_compiler;
+
+/* Turns cc->nodes and cc->rules into cc->plan's Landlock rules and mounts (walk.c). */
+bool lx_walk(lx_compiler *cc);
+#endif

@@ -1,0 +1,275 @@
+/* src/backend/linux/eval.c — subtree-aware SBPL decisions for the Linux compiler (see eval.h). */
+#include "backend/linux/eval.h"
+
+#include "core/path.h"
+
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { T_NO = 0, T_YES = 1, T_UNKNOWN = 2 } tri;
+
+/* The operation chains, one per class, most specific first (the fallback hierarchy of ops.h). */
+static const char *const chains[LX_CLASSES][LX_LEVELS] = {
+    {"file-read-data", "file-read*", "file*", "default"},
+    {"file-write-data", "file-write*", "file*", "default"},
+    {"file-write-create", "file-write*", "file*", "default"},
+    {"file-write-unlink", "file-write*", "file*", "default"},
+    {"process-exec*", "process*", "default", NULL},
+};
+
+static bool grow(lx_rules *rs) {
+  if (rs->count < rs->cap) return true;
+  size_t n = rs->cap ? rs->cap * 2 : 64;
+  lx_xrule *p = realloc(rs->items, n * sizeof *p);
+  if (!p) return false;
+  rs->items = p;
+  rs->cap = n;
+  return true;
+}
+
+static bool levels_for(const char *const *ops, size_t nops, unsigned char levels[LX_CLASSES]) {
+  bool any = false;
+  memset(levels, 0, LX_CLASSES);
+  for (size_t i = 0; i < nops; i++)
+    for (int c = 0; c < LX_CLASSES; c++)
+      for (int l = 0; l < LX_LEVELS && chains[c][l]; l++)
+        if (strcmp(ops[i], chains[c][l]) == 0) {
+          levels[c] |= (unsigned char)(1u << l);
+          any = true;
+        }
+  return any;
+}
+
+static char *where(const cordon_loc *loc) {
+  cordon_buf b = CORDON_BUF_INIT;
+  cordon_buf_printf(&b, "%s:%u:%u", loc->file ? loc->file : "<policy>", loc->line, loc->col);
+  return cordon_buf_take(&b);
+}
+
+bool lx_rules_add_policy(lx_rules *rs, const cordon_policy *p) {
+  for (size_t i = 0; i < p->nrules; i++) {
+    const cordon_rule *r = &p->rules[i];
+    unsigned char levels[LX_CLASSES];
+    if (!levels_for((const char *const *)r->ops, r->nops, levels)) continue;
+    if (!grow(rs)) return false;
+    lx_xrule *x = &rs->items[rs->count];
+    memset(x, 0, sizeof *x);
+    x->action = r->action;
+    memcpy(x->levels, levels, sizeof levels);
+    x->filter = r->filter;
+    if (!(x->source = where(&r->loc))) return false;
+    rs->count++;
+  }
+  return true;
+}
+
+bool lx_rules_add_path(lx_rules *rs, cordon_action a, unsigned classes, const char *path, bool subtree,
+                       const char *source) {
+  if (!grow(rs)) return false;
+  lx_xrule *x = &rs->items[rs->count];
+  memset(x, 0, sizeof *x);
+  x->action = a;
+  /* Synthetic rules name every level but default, so their place in the list alone decides against
+   * IR rules: allows go first (any later policy rule wins), denies last (they win). */
+  for (int c = 0; c < LX_CLASSES; c++)
+    if (classes & (1u << c)) x->levels[c] = c == 4 ? 0x3 : 0x7;
+  x->path = strdup(path);
+  x->subtree = subtree;
+  x->source = strdup(source);
+  if (!x->path || !x->source) {
+    free((char *)x->path);
+    free(x->source);
+    return false;
+  }
+  rs->count++;
+  return true;
+}
+
+bool lx_rules_index(lx_rules *rs) {
+  for (int c = 0; c < LX_CLASSES; c++)
+    for (int l = 0; l < LX_LEVELS; l++) {
+      size_t n = 0;
+      for (size_t i = 0; i < rs->count; i++) n += (rs->items[i].levels[c] >> l) & 1u;
+      rs->index[c][l] = n ? malloc(n * sizeof(size_t)) : NULL;
+      if (n && !rs->index[c][l]) return false;
+      rs->nindex[c][l] = 0;
+      for (size_t i = 0; i < rs->count; i++)
+        if ((rs->items[i].levels[c] >> l) & 1u) rs->index[c][l][rs->nindex[c][l]++] = i;
+    }
+  return true;
+}
+
+void lx_rules_free(lx_rules *rs) {
+  for (size_t i = 0; i < rs->count; i++) {
+    free((char *)rs->items[i].path);
+    free(rs->items[i].source);
+  }
+  free(rs->items);
+  for (int c = 0; c < LX_CLASSES; c++)
+    for (int l = 0; l < LX_LEVELS; l++) free(rs->index[c][l]);
+  memset(rs, 0, sizeof *rs);
+}
+
+const char *lx_arg(const lx_rules *rs, const cordon_arg *a) {
+  if (!a->is_param) return a->text;
+  for (size_t i = 0; i < rs->nparams; i++)
+    if (strcmp(rs->params[2 * i], a->text) == 0) return rs->params[2 * i + 1];
+  return NULL;
+}
+
+size_t lx_regex_anchor(const char *re, char *out, size_t cap) {
+  size_t n = 0;
+  if (re[0] != '^' || cap == 0) return 0;
+  /* a top-level alternative ("^/a|/b") has no common prefix */
+  int depth = 0;
+  for (const char *p = re; *p; p++) {
+    if (*p == '\\' && p[1]) p++;
+    else if (*p == '(') depth++;
+    else if (*p == ')') depth--;
+    else if (*p == '|' && depth == 0) return 0;
+  }
+  for (const char *p = re + 1; *p && n + 1 < cap; p++) {
+    if (*p == '\\') {
+      /* an escaped punctuation character is itself; an escaped letter is a class (\w, \d): stop */
+      if (!p[1] || (p[1] >= 'a' && p[1] <= 'z') || (p[1] >= 'A' && p[1] <= 'Z') || (p[1] >= '0' && p[1] <= '9')) break;
+      out[n++] = *++p;
+      continue;
+    }
+    if (strchr(".[]()*+?{}|^$", *p)) {
+      if (n > 0 && strchr("*?{", *p)) n--;  /* the character before an optional quantifier may be absent */
+      break;
+    }
+    out[n++] = *p;
+  }
+  out[n] = '\0';
+  return n;
+}
+
+/* A regex over the interior of `path`: its anchored literal prefix tells where it can match at all. The
+ * compiler adds the prefix's directory as a node, so a prefix reaching strictly deeper than `path` only
+ * matches inside that node's subtree, never in `path`'s interior. */
+static tri regex_interior(const char *re, const char *path) {
+  char lit[CORDON_PATH_MAX];
+  size_t n = lx_regex_anchor(re, lit, sizeof lit);
+  if (n == 0) return T_UNKNOWN;
+  size_t pl = strlen(path);
+  if (strncmp(path, lit, n) == 0) return T_UNKNOWN;  /* every path beneath starts with the prefix */
+  bool root = strcmp(path, "/") == 0;
+  if (root ? lit[0] == '/' : (strncmp(lit, path, pl) == 0 && lit[pl] == '/')) {
+    const char *rest = lit + (root ? 1 : pl + 1);
+    return strchr(rest, '/') ? T_NO : T_UNKNOWN;  /* deeper directory: a node of its own */
+  }
+  return T_NO;
+}
+
+/* One path filter against a probe. An interior probe stands for any path strictly beneath `path` that
+ * no rule names, so a literal never equals it and a subpath covers it exactly when it covers `path`. */
+static tri match_path(const lx_rules *rs, const cordon_filter *f, const char *path, bool interior) {
+  if (f->nargs != 1) return T_UNKNOWN;
+  const char *s = lx_arg(rs, &f->args[0]);
+  if (!s) return T_UNKNOWN;
+  size_t n = strlen(s);
+  switch (f->match) {
+  case CORDON_MATCH_LITERAL:
+    return !interior && strcmp(s, path) == 0 ? T_YES : T_NO;
+  case CORDON_MATCH_SUBPATH:
+    return n > 0 && s[0] == '/' && cordon_path_within(s, path) ? T_YES : T_NO;
+  case CORDON_MATCH_PREFIX:
+    if (strncmp(path, s, n) == 0) return T_YES;  /* then every path beneath starts with it too */
+    if (!interior) return T_NO;
+    /* the prefix reaches below `path`: some interior paths match, others do not */
+    return strncmp(s, path, strlen(path)) == 0 && s[strlen(path)] == '/' ? T_UNKNOWN : T_NO;
+  case CORDON_MATCH_REGEX: {
+    if (interior) return regex_interior(s, path);
+    regex_t re;
+    if (regcomp(&re, s, REG_EXTENDED | REG_NOSUB) != 0) return T_UNKNOWN;
+    int rc = regexec(&re, path, 0, NULL, 0);
+    regfree(&re);
+    return rc == 0 ? T_YES : T_NO;
+  }
+  default:
+    return T_UNKNOWN;
+  }
+}
+
+static tri match(const lx_rules *rs, const cordon_filter *f, const char *path, bool interior) {
+  switch (f->kind) {
+  case CORDON_F_PATH:
+    return match_path(rs, f, path, interior);
+  case CORDON_F_ALL: {
+    tri r = T_YES;
+    for (size_t i = 0; i < f->nchildren && r != T_NO; i++) {
+      tri c = match(rs, f->children[i], path, interior);
+      if (c == T_NO) r = T_NO;
+      else if (c == T_UNKNOWN) r = T_UNKNOWN;
+    }
+    return r;
+  }
+  case CORDON_F_ANY: {
+    tri r = T_NO;
+    for (size_t i = 0; i < f->nchildren && r != T_YES; i++) {
+      tri c = match(rs, f->children[i], path, interior);
+      if (c == T_YES) r = T_YES;
+      else if (c == T_UNKNOWN) r = T_UNKNOWN;
+    }
+    return r;
+  }
+  case CORDON_F_NOT: {
+    if (f->nchildren != 1) return T_UNKNOWN;
+    tri c = match(rs, f->children[0], path, interior);
+    return c == T_UNKNOWN ? T_UNKNOWN : c == T_YES ? T_NO : T_YES;
+  }
+  default:
+    return T_UNKNOWN;  /* vnode-type, extensions, unknown filters: the path alone cannot tell */
+  }
+}
+
+static tri rule_matches(const lx_rules *rs, const lx_xrule *x, const char *path, bool interior) {
+  if (x->path) {
+    if (!cordon_path_within(x->path, path)) return T_NO;
+    if (x->subtree) return T_YES;
+    return !interior && strcmp(x->path, path) == 0 ? T_YES : T_NO;
+  }
+  return x->filter ? match(rs, x->filter, path, interior) : T_YES;
+}
+
+static void report(lx_xrule *x, const char *path, cordon_lx_plan *notes) {
+  if (x->reported || !notes) return;
+  x->reported = true;
+  cordon_lx_plan_note(notes, x->source,
+                      "%s rule whose filter the path alone cannot decide (first met at %s) taken as %s",
+                      cordon_action_name(x->action), path,
+                      x->action == CORDON_DENY ? "matching: denied there" : "not matching: not granted");
+}
+
+static bool decide_class(lx_rules *rs, int c, const char *path, bool interior, cordon_lx_plan *notes) {
+  for (int l = 0; l < LX_LEVELS && chains[c][l]; l++) {
+    const size_t *idx = rs->index[c][l];
+    size_t n = rs->nindex[c][l];
+    const lx_xrule *fallback = NULL;
+    for (size_t k = n; k-- > 0;) {
+      lx_xrule *x = &rs->items[idx[k]];
+      if (x->skip) continue;
+      if (!x->filter && !x->path) {
+        if (!fallback) fallback = x;
+        continue;
+      }
+      tri t = rule_matches(rs, x, path, interior);
+      if (t == T_YES) return x->action == CORDON_ALLOW;
+      if (t == T_UNKNOWN) {
+        report(x, path, notes);
+        if (x->action == CORDON_DENY) return false;
+      }
+    }
+    if (fallback) return fallback->action == CORDON_ALLOW;
+  }
+  return true;  /* no rule on the whole chain, not even default */
+}
+
+unsigned lx_decide(lx_rules *rs, const char *path, bool interior, cordon_lx_plan *notes) {
+  unsigned out = 0;
+  for (int c = 0; c < LX_CLASSES; c++)
+    if (decide_class(rs, c, path, interior, notes)) out |= 1u << c;
+  return out;
+}

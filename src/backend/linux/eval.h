@@ -1,0 +1,60 @@
+/* src/backend/linux/eval.h — SBPL file decisions for the Linux compiler, over whole subtrees.
+ *
+ * The compiler asks two questions per interesting path P: what does the policy decide for P itself, and
+ * for the paths strictly beneath P that no rule names (its "interior")? Literal and subpath filters
+ * answer both exactly; prefix and regex filters, vnode types and unknown filters can answer "unknown"
+ * for an interior, and then the rule counts toward less access: an allow is taken as not matching, a
+ * deny as matching (and the rule is reported as an approximation).
+ * Semantics as the evaluator's (docs/sbpl-semantics.md): per operation the last filtered match decides,
+ * else its last unfiltered rule, else the parent operation; no rule on the whole chain allows. */
+#ifndef CORDON_LINUX_EVAL_H
+#define CORDON_LINUX_EVAL_H
+#include "backend/linux/plan.h"
+#include "sbpl/ir.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define LX_LEVELS 4   /* e.g. file-read-data, file-read*, file*, default */
+#define LX_CLASSES 5  /* CORDON_LX_READ … CORDON_LX_EXEC, by bit index */
+
+typedef struct {
+  cordon_action action;
+  unsigned char levels[LX_CLASSES]; /* bit L set: the rule names level L of that class's chain */
+  const cordon_filter *filter;      /* IR rule filter (NULL with path == NULL: unfiltered) */
+  const char *path;                 /* synthetic rule: literal/subpath on this path (owned by the set) */
+  bool subtree;
+  char *source;                     /* "file:line:col" or "profile: …" (owned) */
+  bool skip;                        /* handled elsewhere (a protected-metadata regex becomes masks) */
+  bool reported;                    /* an approximation note was already written for it */
+} lx_xrule;
+
+typedef struct {
+  lx_xrule *items;
+  size_t count, cap;
+  const char *const *params;  /* name, value pairs */
+  size_t nparams;
+  size_t *index[LX_CLASSES][LX_LEVELS]; /* rule indices naming each level, ascending */
+  size_t nindex[LX_CLASSES][LX_LEVELS];
+} lx_rules;
+
+/* Appends the file-relevant rules of an IR policy (others are ignored: Linux has no mach services). */
+bool lx_rules_add_policy(lx_rules *rs, const cordon_policy *p);
+/* Appends a synthetic rule for `classes` on `path` (copied). */
+bool lx_rules_add_path(lx_rules *rs, cordon_action a, unsigned classes, const char *path, bool subtree,
+                       const char *source);
+/* Builds the per-level indices; call once after the last add. */
+bool lx_rules_index(lx_rules *rs);
+void lx_rules_free(lx_rules *rs);
+
+/* Resolves a filter argument: its text, or a parameter's value; NULL when the parameter is unknown. */
+const char *lx_arg(const lx_rules *rs, const cordon_arg *a);
+
+/* The literal text a '^'-anchored regex must start with ("^/h/\\.ssh/id_" -> "/h/.ssh/id_"), written
+ * into `out`; returns its length (0 when unanchored). */
+size_t lx_regex_anchor(const char *re, char *out, size_t cap);
+
+/* The classes allowed at `path` itself (interior = false) or strictly beneath it where no rule path
+ * lies (interior = true). `notes` receives approximations (rules whose filter was unknown there). */
+unsigned lx_decide(lx_rules *rs, const char *path, bool interior, cordon_lx_plan *notes);
+#endif

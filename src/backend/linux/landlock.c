@@ -1,0 +1,134 @@
+/* src/backend/linux/landlock.c — Landlock rulesets from a plan. */
+#include "backend/linux/landlock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Rights and structures newer than the oldest uapi header we build against (values from the kernel's
+ * uapi landlock.h; they are ABI and never change). */
+#define LX_FS_TRUNCATE (1ULL << 14)   /* ABI 3 */
+#define LX_FS_IOCTL_DEV (1ULL << 15)  /* ABI 5 */
+#define LX_NET_BIND_TCP (1ULL << 0)   /* ABI 4 */
+#define LX_NET_CONNECT_TCP (1ULL << 1)
+#define LX_SCOPE_ABSTRACT_UNIX (1ULL << 0) /* ABI 6 */
+#define LX_SCOPE_SIGNAL (1ULL << 1)
+
+struct lx_ruleset_attr {  /* struct landlock_ruleset_attr as of ABI 6 */
+  uint64_t handled_access_fs;
+  uint64_t handled_access_net;
+  uint64_t scoped;
+};
+
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#define __NR_landlock_add_rule 445
+#define __NR_landlock_restrict_self 446
+#endif
+
+#define FS_FILE_RIGHTS                                                                              \
+  (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |         \
+   LX_FS_TRUNCATE | LX_FS_IOCTL_DEV)
+
+int cordon_lx_landlock_abi(int *err) {
+  long v = syscall(__NR_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  if (v < 0) {
+    if (err) *err = errno;
+    return 0;
+  }
+  if (err) *err = 0;
+  return (int)v;
+}
+
+uint64_t cordon_lx_landlock_handled_fs(int abi) {
+  if (abi < 1) return 0;
+  uint64_t r = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1;  /* ABI 1: EXECUTE … MAKE_SYM */
+  if (abi >= 2) r |= LANDLOCK_ACCESS_FS_REFER;
+  if (abi >= 3) r |= LX_FS_TRUNCATE;
+  if (abi >= 5) r |= LX_FS_IOCTL_DEV;
+  return r;
+}
+
+uint64_t cordon_lx_landlock_rights(unsigned access, bool is_dir, int abi) {
+  uint64_t r = 0;
+  if (access & CORDON_LX_READ) r |= LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | LX_FS_IOCTL_DEV;
+  if (access & CORDON_LX_WRITE) r |= LANDLOCK_ACCESS_FS_WRITE_FILE | LX_FS_TRUNCATE | LX_FS_IOCTL_DEV;
+  if (access & CORDON_LX_CREATE)
+    r |= LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_SYM |
+         LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_REFER;
+  if (access & CORDON_LX_REMOVE)
+    r |= LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REFER;
+  if (access & CORDON_LX_EXEC) r |= LANDLOCK_ACCESS_FS_EXECUTE;
+  if (!is_dir) r &= FS_FILE_RIGHTS;  /* directory-only rights on a file make add_rule fail */
+  return r & cordon_lx_landlock_handled_fs(abi);
+}
+
+void cordon_lx_landlock_right_names(uint64_t rights, cordon_buf *out) {
+  static const char *const names[] = {"EXECUTE", "WRITE_FILE", "READ_FILE", "READ_DIR", "REMOVE_DIR",
+                                      "REMOVE_FILE", "MAKE_CHAR", "MAKE_DIR", "MAKE_REG", "MAKE_SOCK",
+                                      "MAKE_FIFO", "MAKE_BLOCK", "MAKE_SYM", "REFER", "TRUNCATE", "IOCTL_DEV"};
+  bool any = false;
+  for (unsigned i = 0; i < sizeof names / sizeof *names; i++) {
+    if (!(rights & (1ULL << i))) continue;
+    if (any) cordon_buf_putc(out, '|');
+    cordon_buf_puts(out, names[i]);
+    any = true;
+  }
+  if (!any) cordon_buf_puts(out, "none");
+}
+
+cordon_lx_status cordon_lx_landlock_apply(const cordon_lx_plan *plan, int abi, cordon_buf *msg) {
+  struct lx_ruleset_attr attr = {0};
+  if (!plan->fs_unrestricted) attr.handled_access_fs = cordon_lx_landlock_handled_fs(abi);
+  if (plan->network_restricted && abi >= 4) attr.handled_access_net = LX_NET_BIND_TCP | LX_NET_CONNECT_TCP;
+  if (plan->scope_signals && abi >= 6) attr.scoped |= LX_SCOPE_SIGNAL;
+  if (plan->scope_abstract_unix && abi >= 6) attr.scoped |= LX_SCOPE_ABSTRACT_UNIX;
+  if (!attr.handled_access_fs && !attr.handled_access_net && !attr.scoped) return CORDON_LX_OK;
+
+  /* Older kernels reject a struct larger than they know only when the extra fields are non-zero, so
+   * pass the size that covers what is set. */
+  size_t size = attr.scoped ? 24 : attr.handled_access_net ? 16 : 8;
+  int fd = (int)syscall(__NR_landlock_create_ruleset, &attr, size, 0);
+  if (fd < 0) {
+    cordon_buf_printf(msg, "landlock_create_ruleset: %s", strerror(errno));
+    return CORDON_LX_SETUP_FAILED;
+  }
+  for (size_t i = 0; i < plan->nrules && !plan->fs_unrestricted; i++) {
+    const cordon_lx_rule *r = &plan->rules[i];
+    int pfd = open(r->path, O_PATH | O_CLOEXEC);
+    if (pfd < 0) {
+      if (errno == ENOENT || errno == ENOTDIR) continue;  /* gone since compile: fewer rights, not more */
+      cordon_buf_printf(msg, "landlock: cannot open %s (%s): %s", r->path, r->source, strerror(errno));
+      close(fd);
+      return CORDON_LX_SETUP_FAILED;
+    }
+    struct stat st;
+    bool is_dir = fstat(pfd, &st) == 0 && S_ISDIR(st.st_mode);
+    struct landlock_path_beneath_attr pb = {.allowed_access = cordon_lx_landlock_rights(r->access, is_dir, abi),
+                                            .parent_fd = pfd};
+    if (pb.allowed_access &&
+        syscall(__NR_landlock_add_rule, fd, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0) {
+      cordon_buf tmp = CORDON_BUF_INIT;
+      cordon_lx_landlock_right_names(pb.allowed_access, &tmp);
+      cordon_buf_printf(msg, "landlock_add_rule %s [%s] (%s): %s", r->path,
+                        cordon_buf_str(&tmp) ? cordon_buf_str(&tmp) : "", r->source, strerror(errno));
+      cordon_buf_free(&tmp);
+      close(pfd);
+      close(fd);
+      return CORDON_LX_SETUP_FAILED;
+    }
+    close(pfd);
+  }
+  /* No TCP port rules: with the network restricted nothing may bind or connect over TCP. */
+  if (syscall(__NR_landlock_restrict_self, fd, 0) != 0) {
+    cordon_buf_printf(msg, "landlock_restrict_self: %s", strerror(errno));
+    close(fd);
+    return CORDON_LX_SETUP_FAILED;
+  }
+  close(fd);
+  return CORDON_LX_OK;
+}

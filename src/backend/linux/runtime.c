@@ -1,0 +1,238 @@
+/* src/backend/linux/runtime.c — apply a plan, then exec.
+ *
+ * Order (docs/linux-backend.md, "Runtime"): check the kernel; user + mount namespace (only when the plan
+ * has mounts: an unprivileged caller maps just its own uid/gid, writing "setgroups deny" first); make
+ * mounts private and apply the masks; chdir; a new session when there is no terminal to keep; drop every
+ * capability and the bounding set; no_new_privs; seccomp; Landlock last (a Landlock-restricted thread may
+ * not mount); execve. Any step failing stops before execve: the command never runs half-sandboxed.
+ * No fork unless the plan needs placeholders created and removed around the command. */
+#include "backend/linux/landlock.h"
+#include "backend/linux/mounts.h"
+#include "backend/linux/seccomp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static bool write_file(const char *path, const char *text, cordon_buf *msg) {
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) {
+    cordon_buf_printf(msg, "open %s: %s", path, strerror(errno));
+    return false;
+  }
+  size_t n = strlen(text);
+  bool ok = write(fd, text, n) == (ssize_t)n;
+  if (!ok) cordon_buf_printf(msg, "write %s: %s", path, strerror(errno));
+  close(fd);
+  return ok;
+}
+
+static cordon_lx_status enter_namespaces(cordon_buf *msg) {
+  uid_t uid = geteuid();
+  gid_t gid = getegid();
+  if (uid == 0) {
+    if (unshare(CLONE_NEWNS) != 0) {
+      cordon_buf_printf(msg, "unshare(mount namespace): %s", strerror(errno));
+      return CORDON_LX_SETUP_FAILED;
+    }
+    return CORDON_LX_OK;
+  }
+  if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
+    cordon_buf_printf(msg, "unshare(user + mount namespace): %s; unprivileged user namespaces may be off: "
+                           "check sysctl kernel.unprivileged_userns_clone, user.max_user_namespaces and, on "
+                           "Ubuntu, kernel.apparmor_restrict_unprivileged_userns", strerror(errno));
+    return CORDON_LX_NOT_AVAILABLE;
+  }
+  char map[64];
+  if (!write_file("/proc/self/setgroups", "deny", msg)) return CORDON_LX_SETUP_FAILED;
+  snprintf(map, sizeof map, "%u %u 1", (unsigned)uid, (unsigned)uid);
+  if (!write_file("/proc/self/uid_map", map, msg)) return CORDON_LX_SETUP_FAILED;
+  snprintf(map, sizeof map, "%u %u 1", (unsigned)gid, (unsigned)gid);
+  if (!write_file("/proc/self/gid_map", map, msg)) return CORDON_LX_SETUP_FAILED;
+  return CORDON_LX_OK;
+}
+
+static cordon_lx_status drop_capabilities(cordon_buf *msg) {
+  struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+  struct __user_cap_data_struct data[2];
+  memset(data, 0, sizeof data);
+  bool had = syscall(SYS_capget, &hdr, data) != 0 || data[0].effective || data[1].effective ||
+             data[0].permitted || data[1].permitted;
+  for (int c = 0; c < 64; c++) {
+    if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) == 0) continue;
+    if (errno == EINVAL) break;  /* past the last capability this kernel knows */
+    if (errno == EPERM && !had) break;  /* no capabilities to begin with: nothing can be regained */
+    cordon_buf_printf(msg, "dropping capability %d from the bounding set: %s", c, strerror(errno));
+    return CORDON_LX_SETUP_FAILED;
+  }
+  if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) {
+    cordon_buf_printf(msg, "clearing ambient capabilities: %s", strerror(errno));
+    return CORDON_LX_SETUP_FAILED;
+  }
+  memset(data, 0, sizeof data);
+  if (syscall(SYS_capset, &hdr, data) != 0) {
+    cordon_buf_printf(msg, "capset: %s", strerror(errno));
+    return CORDON_LX_SETUP_FAILED;
+  }
+  return CORDON_LX_OK;
+}
+
+static const char *env_path(const char *const *env) {
+  for (size_t i = 0; env && env[i]; i++)
+    if (strncmp(env[i], "PATH=", 5) == 0) return env[i] + 5;
+  return "/usr/local/bin:/usr/bin:/bin";
+}
+
+/* execve, searching PATH from the command's own environment (not cordon's) when argv[0] has no '/'. */
+static cordon_lx_status exec_command(const char *const *argv, const char *const *env, cordon_buf *msg) {
+  static const char *const empty[] = {NULL};
+  char *const *ev = (char *const *)(env ? env : empty);
+  const char *cmd = argv[0];
+  int err;
+  if (strchr(cmd, '/')) {
+    execve(cmd, (char *const *)argv, ev);
+    err = errno;
+  } else {
+    bool denied = false;
+    err = ENOENT;
+    const char *p = env_path(env);
+    char full[4096];
+    while (true) {
+      const char *end = strchr(p, ':');
+      size_t n = end ? (size_t)(end - p) : strlen(p);
+      int len = n ? snprintf(full, sizeof full, "%.*s/%s", (int)n, p, cmd) : snprintf(full, sizeof full, "%s", cmd);
+      if (len > 0 && (size_t)len < sizeof full) {
+        execve(full, (char *const *)argv, ev);
+        if (errno == EACCES) denied = true;
+        else if (errno != ENOENT && errno != ENOTDIR) {
+          err = errno;
+          break;
+        }
+      }
+      if (!end) break;
+      p = end + 1;
+    }
+    if (err == ENOENT && denied) err = EACCES;
+  }
+  cordon_buf_printf(msg, "%s: %s", cmd, strerror(err));
+  return err == ENOENT || err == ENOTDIR ? CORDON_LX_NOT_FOUND : CORDON_LX_NOT_EXECUTABLE;
+}
+
+static cordon_lx_status sandbox_and_exec(const cordon_lx_plan *plan, int abi, const char *const *argv,
+                                         const char *const *env, const char *cwd, cordon_buf *msg) {
+  cordon_lx_status st;
+  if (plan->nmounts > 0) {
+    if ((st = enter_namespaces(msg)) != CORDON_LX_OK) return st;
+    if ((st = cordon_lx_mounts_apply(plan, msg)) != CORDON_LX_OK) return st;
+  }
+  if (cwd && chdir(cwd) != 0) {
+    cordon_buf_printf(msg, "cannot enter %s: %s", cwd, strerror(errno));
+    return CORDON_LX_SETUP_FAILED;
+  }
+  /* Without a terminal on stdin there is no job control to keep: leave the caller's session so the
+   * command cannot reach its terminal. With one, the session stays (the user's shell needs it) and
+   * seccomp denies TIOCSTI instead. setsid fails for a process-group leader; that is harmless. */
+  if (!isatty(STDIN_FILENO)) (void)setsid();
+  if ((st = drop_capabilities(msg)) != CORDON_LX_OK) return st;
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    cordon_buf_printf(msg, "no_new_privs: %s", strerror(errno));
+    return CORDON_LX_SETUP_FAILED;
+  }
+  if ((st = cordon_lx_seccomp_apply(plan, msg)) != CORDON_LX_OK) return st;
+  if ((st = cordon_lx_landlock_apply(plan, abi, msg)) != CORDON_LX_OK) return st;
+  return exec_command(argv, env, msg);
+}
+
+static volatile sig_atomic_t child_pid;
+
+static void forward(int sig) {
+  if (child_pid > 0) kill((pid_t)child_pid, sig);
+}
+
+int cordon_lx_exit_code(int wstatus) {
+  if (WIFEXITED(wstatus)) return WEXITSTATUS(wstatus);
+  if (WIFSIGNALED(wstatus)) {
+    int sig = WTERMSIG(wstatus);
+    signal(sig, SIG_DFL);
+    raise(sig);  /* die the same way, so our parent sees the signal */
+    return 128 + sig;
+  }
+  return 125;
+}
+
+static int code_for(cordon_lx_status st) {
+  return st == CORDON_LX_NOT_FOUND ? 127 : st == CORDON_LX_NOT_EXECUTABLE ? 126 : 125;
+}
+
+cordon_lx_status cordon_lx_run(const cordon_lx_plan *plan, const char *const *argv, const char *const *env,
+                               const char *cwd, int *wstatus, cordon_buf *msg) {
+  if (!argv || !argv[0] || !argv[0][0]) {
+    cordon_buf_puts(msg, "no command to run");
+    return CORDON_LX_INVALID;
+  }
+  cordon_lx_probe_result pr;
+  cordon_lx_probe(&pr);
+  cordon_lx_status st = cordon_lx_check(&pr, plan->min_abi, plan->best_effort, msg);
+  if (st != CORDON_LX_OK) return st;
+  if (plan->nmounts > 0 && !pr.userns) {
+    cordon_buf_puts(msg, "this plan needs a mount namespace, and unprivileged user namespaces are disabled "
+                         "here: enable them (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu "
+                         "kernel.apparmor_restrict_unprivileged_userns=0) or run as root");
+    return CORDON_LX_NOT_AVAILABLE;
+  }
+  bool need_placeholders = false;
+  for (size_t i = 0; i < plan->nmounts; i++) need_placeholders = need_placeholders || plan->mounts[i].placeholder;
+  if (!need_placeholders) return sandbox_and_exec(plan, pr.abi, argv, env, cwd, msg);
+
+  bool *created = calloc(plan->nmounts, sizeof *created);
+  if (!created) return CORDON_LX_NOMEM;
+  if ((st = cordon_lx_placeholders_create(plan, created, msg)) != CORDON_LX_OK) {
+    free(created);
+    return st;
+  }
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    cordon_buf_printf(msg, "fork: %s", strerror(errno));
+    cordon_lx_placeholders_remove(plan, created);
+    free(created);
+    return CORDON_LX_SETUP_FAILED;
+  }
+  if (pid == 0) {
+    cordon_buf cmsg = CORDON_BUF_INIT;
+    st = sandbox_and_exec(plan, pr.abi, argv, env, cwd, &cmsg);
+    const char *m = cordon_buf_str(&cmsg);
+    dprintf(STDERR_FILENO, "cordon: %s: %s\n", cordon_lx_status_name(st), m ? m : "");
+    _exit(code_for(st));
+  }
+  /* The supervisor: terminal signals reach the child directly (same process group), so ignore them
+   * here; forward the ones aimed at us alone. */
+  child_pid = pid;
+  struct sigaction fw = {0}, ign = {0}, old[4];
+  fw.sa_handler = forward;
+  ign.sa_handler = SIG_IGN;
+  sigaction(SIGTERM, &fw, &old[0]);
+  sigaction(SIGHUP, &fw, &old[1]);
+  sigaction(SIGINT, &ign, &old[2]);
+  sigaction(SIGQUIT, &ign, &old[3]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  sigaction(SIGTERM, &old[0], NULL);
+  sigaction(SIGHUP, &old[1], NULL);
+  sigaction(SIGINT, &old[2], NULL);
+  sigaction(SIGQUIT, &old[3], NULL);
+  child_pid = 0;
+  cordon_lx_placeholders_remove(plan, created);
+  free(created);
+  if (wstatus) *wstatus = status;
+  return CORDON_LX_OK;
+}

@@ -1,0 +1,62 @@
+/* src/backend/linux/seccomp.c — the seccomp filter (see seccomp.h for what it denies and why). */
+#include "backend/linux/seccomp.h"
+
+#include <errno.h>
+#include <seccomp.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+static bool add(scmp_filter_ctx ctx, int err, const char *name, unsigned n, const struct scmp_arg_cmp *cmp, cordon_buf *msg) {
+  int nr = seccomp_syscall_resolve_name(name);
+  if (nr == __NR_SCMP_ERROR) return true;  /* unknown on every architecture in the filter: nothing to deny */
+  int rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(err), nr, n, cmp);
+  if (rc != 0) {
+    cordon_buf_printf(msg, "seccomp rule for %s: %s", name, strerror(-rc));
+    return false;
+  }
+  return true;
+}
+
+cordon_lx_status cordon_lx_seccomp_apply(const cordon_lx_plan *plan, cordon_buf *msg) {
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  if (!ctx) {
+    cordon_buf_puts(msg, "seccomp_init failed");
+    return CORDON_LX_SETUP_FAILED;
+  }
+  /* Cover the compat ABIs a process here can switch to; any other architecture is killed by
+   * libseccomp's default bad-arch action. */
+  int rc = 0;
+#if defined(__x86_64__)
+  rc = seccomp_arch_add(ctx, SCMP_ARCH_X86);
+  if (rc == 0 || rc == -EEXIST) rc = seccomp_arch_add(ctx, SCMP_ARCH_X32);
+  if (rc != 0 && rc != -EEXIST) {
+    cordon_buf_printf(msg, "seccomp_arch_add: %s", strerror(-rc));
+    seccomp_release(ctx);
+    return CORDON_LX_SETUP_FAILED;
+  }
+#endif
+  bool ok = true;
+  /* ioctl's request is an int in the kernel: compare the low 32 bits only. */
+  struct scmp_arg_cmp sti[] = {SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI)};
+  struct scmp_arg_cmp lnx[] = {SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX)};
+  ok = ok && add(ctx, EPERM, "ioctl", 1, sti, msg);
+  ok = ok && add(ctx, EPERM, "ioctl", 1, lnx, msg);
+  if (plan->network_restricted) {
+    struct scmp_arg_cmp not_unix[] = {SCMP_A0(SCMP_CMP_NE, AF_UNIX)};
+    ok = ok && add(ctx, EAFNOSUPPORT, "socket", 1, not_unix, msg);
+    ok = ok && add(ctx, EAFNOSUPPORT, "socketpair", 1, not_unix, msg);
+    ok = ok && add(ctx, EPERM, "io_uring_setup", 0, NULL, msg);
+    ok = ok && add(ctx, EPERM, "io_uring_enter", 0, NULL, msg);
+    ok = ok && add(ctx, EPERM, "io_uring_register", 0, NULL, msg);
+  }
+  if (ok) {
+    rc = seccomp_load(ctx);
+    if (rc != 0) {
+      cordon_buf_printf(msg, "seccomp_load: %s", strerror(-rc));
+      ok = false;
+    }
+  }
+  seccomp_release(ctx);
+  return ok ? CORDON_LX_OK : CORDON_LX_SETUP_FAILED;
+}
