@@ -72,14 +72,33 @@ local function param_list()
   return list, add
 end
 
--- Builds the permission profile object for the Seatbelt section (cordon.profile owns the model).
-local function permission_profile(name)
+-- The permission profile as assembly uses it. The staged tree is the authority on what is readable,
+-- so the standard profile's whole-disk read root and its secret denies (which would override an
+-- integration that deliberately opens, say, ~/.ssh/known_hosts) are left out; the workdir, tmp and
+-- network decisions stay. ".git" as a whole is not protected metadata here: a read-only .git breaks
+-- `git commit` (FIELD-NOTES, Codex #7071); the protected paths below keep its hooks and config instead.
+function M.assembly_profile(name, network)
   local profile = require "cordon.profile"
-  if type(profile.standard) ~= "function" then
-    return nil, "backend_not_available: this build has no permission profiles (cordon.profile.standard)",
-      "backend_not_available"
+  local std, err, code = profile.standard(name)
+  if not std then return nil, err, code end
+  local t = std:to_table()
+  local fs = t.filesystem
+  if fs and fs.kind == "restricted" then
+    local entries, has_roots = {}, false
+    for _, e in ipairs(fs.entries or {}) do
+      if e.special == ":workspace_roots" then has_roots = true end
+      if e.access ~= "deny" and e.special ~= ":root" then entries[#entries + 1] = e end
+    end
+    if not has_roots then
+      table.insert(entries, 1, { special = ":workspace_roots", access = "read", match = "subtree" })
+    end
+    fs.entries = entries
+    local kept = {}
+    for _, m in ipairs(fs.protected_metadata or {}) do if m ~= ".git" then kept[#kept + 1] = m end end
+    fs.protected_metadata = kept
   end
-  return profile.standard(name)
+  if network and t.kind == "managed" then t.network = network end
+  return profile.new(t)
 end
 
 local function profile_section(prof, ctx)
@@ -180,7 +199,7 @@ function M.assemble(opts)
   end
 
   local prof
-  prof, err, code = permission_profile(req.profile_name)
+  prof, err, code = M.assembly_profile(req.profile_name, req.network)
   if not prof then return nil, err, code end
   if req.workdir then
     local text
@@ -209,7 +228,7 @@ function M.assemble(opts)
   section("cordon: protected paths", "metadata and persistence files stay read-only", text)
 
   for _, a in ipairs(req.append_profile) do
-    text, err, code = appended_text(a.path)
+    text, err, code = appended_text(a.host)
     if not text then return nil, err, code end
     section(a.path, "--append-profile (" .. a.source .. ")", text)
   end
@@ -231,6 +250,8 @@ function M.assemble(opts)
     profile = prof,
     profile_name = req.profile_name,
     profile_source = req.profile_source,
+    network = prof.network and prof:network() or req.network,
+    network_source = req.network_source,
     context = req.context,
     platform = req.platform,
     env = env,

@@ -54,6 +54,8 @@ function M.from_policy(policy)
     config_unavailable = (policy.config or {}).unavailable or nil,
     profile = policy.profile_name,
     profile_source = policy.profile_source,
+    network = policy.network,
+    network_source = policy.network_source,
     profile_tree = policy.tree_root,
     fragments = fragments,
     enabled = sel.enabled,
@@ -109,6 +111,7 @@ function M.render(d)
   if #d.config_files == 0 and not d.config_unavailable then p("    (none read: --no-config)") end
   for _, f in ipairs(d.config_files) do p("    %-8s %s: %s", f.kind or "?", f.path, f.state) end
   p("  permission profile: %s (source: %s)", d.profile, d.profile_source)
+  if d.network then p("  network: %s (source: %s)", d.network, d.network_source or "permission profile") end
   p("  profile tree: %s", d.profile_tree)
   if d.command then
     p("  command: %s -> names %s (%s)%s", d.command.argv0, table.concat(d.command.names, ", "), d.command.how,

@@ -116,12 +116,13 @@ function M.final_rules(req, ops)
   end
   for _, a in ipairs(req.append_profile or {}) do add("literal", a.path) end
   local cfg = req.config or {}
-  if cfg.dir then add("subpath", cfg.dir) end
-  for _, path in ipairs(cfg.protect or {}) do add(path == cfg.dir and "subpath" or "literal", path) end
-  for _, f in ipairs(cfg.files or {}) do add("literal", f.path) end
+  local function mapped(p) return require("cordon.request").policy_path(req, p) end
+  if cfg.dir then add("subpath", mapped(cfg.dir)) end
+  for _, path in ipairs(cfg.protect or {}) do add(path == cfg.dir and "subpath" or "literal", mapped(path)) end
+  for _, f in ipairs(cfg.files or {}) do add("literal", mapped(f.path)) end
   if req.workdir then add("literal", req.workdir .. "/.cordon.yaml") end
   add("subpath", req.home .. "/.config/cordon")
-  if req.profiles_dir then add("subpath", req.profiles_dir) end
+  if req.profiles_dir_policy then add("subpath", req.profiles_dir_policy) end
   return { deny(ops, filters, "cordon's own inputs (appended profiles, config, trust list, profile tree) stay read-only") }
 end
 

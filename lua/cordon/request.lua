@@ -34,8 +34,15 @@ local function darwin_private(p)
   return p
 end
 
+-- A path on this machine as the target platform's sandbox will see it.
+function M.policy_path(req, host_path)
+  if req.platform == "darwin" and sys.platform() ~= "darwin" then return darwin_private(host_path) end
+  return host_path
+end
+
 -- Resolves `p` (absolute, or relative to `cwd`) to the real absolute path a sandbox will see.
--- Returns path, exists  or  nil, message.
+-- Returns path, exists, host_path  or  nil, message. `host_path` is the path on this machine (to read
+-- files); `path` differs from it only for a darwin policy written on another OS.
 function M.resolve_path(p, cwd, platform, what)
   if type(p) ~= "string" or p == "" then return nil, what .. " is empty" end
   if has_control(p) then return nil, what .. " contains a control character: " .. string.format("%q", p) end
@@ -43,23 +50,23 @@ function M.resolve_path(p, cwd, platform, what)
     if p == "~" or p:sub(1, 2) == "~/" then return nil, what .. " starts with ~ (the shell did not expand it): " .. p end
     p = cwd .. "/" .. p
   end
+  local foreign_darwin = platform == "darwin" and sys.platform() ~= "darwin"
   local real = sys.realpath(p)
-  if real then return real, true end
+  if real then return foreign_darwin and darwin_private(real) or real, true, real end
   local n = normalize(p)
   if not n then return nil, what .. " contains '..' and does not exist, so it cannot be resolved: " .. p end
-  if platform == "darwin" and sys.platform() ~= "darwin" then n = darwin_private(n) end
-  return n, false
+  return foreign_darwin and darwin_private(n) or n, false, n
 end
 
 -- "a" -> { { path, source } } with every path resolved; config lists come first, then the CLI's.
 local function resolve_list(items, cwd, platform, what)
   local out, seen = {}, {}
   for _, it in ipairs(items) do
-    local path, exists_or_err = M.resolve_path(it.value, it.base or cwd, platform, what)
+    local path, exists_or_err, host = M.resolve_path(it.value, it.base or cwd, platform, what)
     if not path then return nil, exists_or_err end
     if not seen[path] then
       seen[path] = true
-      out[#out + 1] = { path = path, source = it.source, exists = exists_or_err }
+      out[#out + 1] = { path = path, source = it.source, exists = exists_or_err, host = host }
     end
   end
   return out
@@ -176,21 +183,21 @@ function M.build(t)
   req.cwd = cwd
   local home = t.home or sys.home()
   if not home then return bad("cannot determine the home directory") end
-  local home_path, herr = M.resolve_path(home, cwd, platform, "home directory")
+  local home_path, herr, host_home = M.resolve_path(home, cwd, platform, "home directory")
   if not home_path then return bad(herr) end
-  req.home = home_path
+  req.home, req.host_home = home_path, host_home
 
   -- The workdir: an explicit value (an empty one means "no workdir grant"), else the current directory.
   if t.workdir == "" then
     req.workdir, req.workdir_source = nil, (t.workdir_source or "workdir") .. " (empty: no workdir grant)"
   else
     local raw = t.workdir or cwd
-    local w, exists_or_err = M.resolve_path(raw, cwd, platform, "workdir")
+    local w, exists_or_err, host_w = M.resolve_path(raw, cwd, platform, "workdir")
     if not w then return bad(exists_or_err) end
-    req.workdir, req.workdir_exists = w, exists_or_err
+    req.workdir, req.workdir_exists, req.host_workdir = w, exists_or_err, host_w
     req.workdir_source = t.workdir and (t.workdir_source or "workdir option") or "current directory"
     if raw ~= w then req.workdir_source = req.workdir_source .. " (" .. raw .. " resolved)" end
-    req.git_pointer = git_pointer(w)
+    req.git_pointer = git_pointer(host_w)
   end
 
   -- Configuration: user file, then the workdir file when trusted. CLI values win; lists append.
@@ -200,10 +207,10 @@ function M.build(t)
   if t.config then
     local roots = {}
     for _, d in ipairs(t.add_dirs or {}) do
-      local path = M.resolve_path(d, cwd, platform, "--add-dirs path")
+      local _, _, path = M.resolve_path(d, cwd, platform, "--add-dirs path")
       if path then roots[#roots + 1] = path end
     end
-    local loaded, err, code = load_config(req.home, req.workdir, t.trust_workdir_config and true or false, roots,
+    local loaded, err, code = load_config(req.host_home, req.host_workdir, t.trust_workdir_config and true or false, roots,
       t.environ)
     if not loaded then return nil, err, code end
     cfg = loaded
@@ -215,6 +222,19 @@ function M.build(t)
   local pname, psource = profile_choice(t, values, csrc)
   if not pname then return nil, psource, "invalid_request" end
   req.profile_name, req.profile_source, req.mode = pname, psource, t.mode
+
+  -- Network: --network wins; an explicitly chosen profile decides; with no choice at all the staged
+  -- tree's default is enabled, because the agents it exists to run must reach their APIs.
+  if t.network ~= nil then
+    if t.network ~= "enabled" and t.network ~= "restricted" then
+      return bad("--network must be enabled or restricted, got '" .. tostring(t.network) .. "'")
+    end
+    req.network, req.network_source = t.network, "--network"
+  elseif psource == "default" then
+    req.network, req.network_source = "enabled", "default for the staged tree (--network restricted cuts it)"
+  else
+    req.network_source = "permission profile " .. pname
+  end
 
   req.enable = {}
   for _, e in ipairs(append(tag(values.enable, csrc), tag(t.enable, t.enable_source or "--enable"))) do
@@ -237,9 +257,9 @@ function M.build(t)
   end
 
   if t.profiles_dir and t.profiles_dir ~= "" then
-    local d, derr = M.resolve_path(t.profiles_dir, cwd, platform, "--profiles-dir")
+    local d, derr, host_d = M.resolve_path(t.profiles_dir, cwd, platform, "--profiles-dir")
     if not d then return bad(derr) end
-    req.profiles_dir = d
+    req.profiles_dir, req.profiles_dir_policy = host_d, d
   end
 
   local env_mode = t.env or "sanitized"

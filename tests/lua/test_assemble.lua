@@ -43,9 +43,9 @@ t.test("sections come in stage order: fragments, add-dirs-ro, add-dirs, workdir,
   local extra = tmp .. "/extra.sb"
   write(extra, "(deny file-read* (literal \"/secret\"))\n")
   local p = assert(asm { command = { "claude" }, enable = { "docker" }, add_dirs = { "/data" },
-                         add_dirs_ro = { "/ref" }, append_profile = { extra } })
+                         add_dirs_ro = { "/ref" }, append_profile = { extra }, platform = "linux" })
   local m = markers(p.text)
-  t.same({ m[1], m[2], m[3] }, { "00-base.sb", "10-system-runtime.sb", "20-network.sb" })
+  t.same({ m[1], m[2], m[3], m[4] }, { "00-base.sb", "10-system-runtime-linux.sb", "10-system-runtime.sb", "20-network.sb" })
   local order = {
     index_of(m, "^30%-toolchains/node%.sb$"), index_of(m, "^55%-integrations%-optional/docker%.sb$"),
     index_of(m, "^55%-integrations%-optional/keychain%.sb$"), index_of(m, "^60%-agents/claude%-code%.sb$"),
@@ -142,7 +142,7 @@ t.test("appended profiles come last but before the final denies, which protect t
   local a, b = tmp .. "/a.sb", tmp .. "/b.sb"
   write(a, "(allow file-read* (literal \"/a\"))")
   write(b, "(allow file-read* (literal \"/b\"))\n")
-  local p = assert(asm { append_profile = { a, b } })
+  local p = assert(asm { append_profile = { a, b }, platform = "linux" })
   local m = markers(p.text)
   t.eq(m[#m - 2], a)
   t.eq(m[#m - 1], b)
@@ -152,6 +152,15 @@ t.test("appended profiles come last but before the final denies, which protect t
   t.ok(final:find('(subpath "/h/.config/cordon")', 1, true), "~/.config/cordon is write-protected")
   t.ok(p.text:find('(literal "/a"))\n;; Source: ' .. b, 1, true), "a newline is added after a file without one")
   t.fails("invalid_request", asm { append_profile = { tmp .. "/missing.sb" } })
+end)
+
+t.test("a darwin policy written elsewhere names /tmp, /var and /etc paths as /private/...", function()
+  local a = tmp .. "/a.sb"
+  local p = assert(asm { append_profile = { a }, workdir = "/var/w", add_dirs = { "/etc/x" }, platform = "darwin" })
+  t.eq(param(p, "WORKDIR"), "/private/var/w")
+  t.eq(param(p, "ADD_DIR_0"), "/private/etc/x")
+  local m = markers(p.text)
+  t.eq(m[#m - 1], "/private" .. a, "the appended file is read here but named as the Mac sees it")
 end)
 
 t.test("no workdir means no workdir grant and a WORKDIR that cannot exist", function()
