@@ -163,6 +163,7 @@ static bool opt_bool(lua_State *L, int t, const char *key) {
 static int l_parse(lua_State *L) {
   size_t len;
   const char *text = luaL_checklstring(L, 1, &len);
+  lua_settop(L, 4); /* fixed slots: what read_params and import_dirs push goes above them */
   const char *name = luaL_optstring(L, 2, NULL);
   const cordon_sbpl_param *params = read_params(L, 3); /* pushes one value */
   cordon_sbpl_options opt = {0};

@@ -543,6 +543,7 @@ cordon_sbpl_status cordon_sbpl_eval(cordon_arena *arena, const cordon_source *sr
   }
   ev_install_builtins(e);
   ev_install_sbpl(e);
+  ev_note_toplevel(e, src);
   ev_run_forms(e, src, ev_read_source(e, src));
   return CORDON_SBPL_OK;
 }

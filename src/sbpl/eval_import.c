@@ -109,3 +109,12 @@ cordon_datum *ev_import(ev *e, const char *name, cordon_datum *call) {
   return &cordon_datum_unspec;
 }
 
+
+void ev_note_toplevel(ev *e, const cordon_source *src) {
+  /* The top-level text may itself be a file: importing it again is a cycle too. */
+  char *real = src->name ? realpath(src->name, NULL) : NULL;
+  if (!real) return;
+  char *rp = cordon_arena_strndup(e->a, real, strlen(real));
+  free(real);
+  e->imports[e->nimports++] = ev_need(e, rp);
+}

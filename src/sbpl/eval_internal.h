@@ -98,6 +98,8 @@ cordon_datum *ev_eval(ev *e, cordon_datum *x, frame *env);
 /* Reads a source (raising its syntax error) and runs its forms at top level. */
 cordon_datum *ev_read_source(ev *e, const cordon_source *src);
 void ev_run_forms(ev *e, const cordon_source *src, cordon_datum *forms);
+/* Records the top-level source's real path (when it names a file) for import cycle detection. */
+void ev_note_toplevel(ev *e, const cordon_source *src);
 /* Evaluates (import "name") from the file currently running. */
 cordon_datum *ev_import(ev *e, const char *name, cordon_datum *call);
 /* The policy location of a span (file interned in the policy). */
