@@ -1,0 +1,221 @@
+-- lua/cordon/cli/check.lua — `cordon check`: would OPERATION on TARGET be allowed, and which rule decided?
+--
+--   cordon check --policy FILE.sb [-D KEY=VALUE]… [--import-dir DIR]… OPERATION TARGET
+--   cordon check [assembly options] [-- CMD…] OPERATION TARGET
+--   cordon check … --batch FILE|-          (one "OPERATION TARGET" per line; one answer line each)
+--
+-- Exit status: 0 allow, 1 deny, 125 cordon's own error (bad input, unreadable file, unknown operation).
+-- With --batch: 0 when every line got an answer, 125 when a line could not be answered (its answer line
+-- says "error") or the input could not be read. The semantics are in docs/sbpl-semantics.md.
+local args = require "cordon.cli.args"
+local cli = require "cordon.cli"
+local common = require "cordon.cli.common"
+
+local M = { summary = "decide whether an operation would be allowed, and by which rule" }
+
+M.spec = common.spec_with {
+  { "policy", value = true, metavar = "FILE.sb", help = "decide against this SBPL file instead of the assembled policy" },
+  { "define", short = "D", value = true, list = true, metavar = "KEY=VALUE",
+    help = "a (param \"KEY\") value for --policy" },
+  { "import-dir", value = true, list = true, metavar = "DIR", help = "search DIR for (import …) of --policy" },
+  { "batch", value = true, metavar = "FILE", help = "read 'OPERATION TARGET' lines from FILE ('-': stdin)" },
+  { "fact", value = true, list = true, metavar = "NAME=VALUE",
+    help = "a fact the path cannot tell: vnode-type=DIRECTORY, extension=CLASS, xattr=NAME, …" },
+  { "vnode-type", value = true, metavar = "TYPE", help = "same as --fact vnode-type=TYPE (REGULAR-FILE, DIRECTORY, …)" },
+  { "json", help = "print the decision as JSON (with --batch: one JSON object per line)" },
+  { "help", short = "h", help = "show this help" },
+}
+
+local function usage()
+  return "usage: cordon check --policy FILE.sb [-D KEY=VALUE]... [--import-dir DIR]... OPERATION TARGET\n"
+    .. "       cordon check [ASSEMBLY OPTIONS] [-- CMD ...] OPERATION TARGET\n"
+    .. "       cordon check ... --batch FILE|-\n\n"
+    .. "Decides OPERATION (file-read-data, file-write*, network-outbound, mach-lookup, ...) on TARGET the\n"
+    .. "way Seatbelt does and names the rule that decided, or the chain of operations it fell back through.\n"
+    .. "TARGET is an absolute path, a name (mach service, sysctl, ...), or for network operations\n"
+    .. "[local:|remote:][tcp:|udp:|ip:]HOST:PORT (HOST: localhost, *, an address; PORT: a number or *)\n"
+    .. "or a unix socket path. Exit status: 0 allow, 1 deny, 125 error.\n\noptions:\n"
+    .. args.help(M.spec) .. "\n"
+end
+
+-- "-DKEY=VALUE" in one word, as sandbox-exec spells it, becomes "-D" "KEY=VALUE" for the parser.
+local function split_defines(argv, first)
+  local out = {}
+  for i = 1, first - 1 do out[i] = argv[i] end
+  local after = false
+  for i = first, #argv do
+    local a = argv[i]
+    if a == "--" then after = true end
+    local kv = not after and a:match("^%-D(.+)$")
+    if kv then
+      out[#out + 1] = "-D"
+      out[#out + 1] = kv
+    else
+      out[#out + 1] = a
+    end
+  end
+  return out
+end
+
+local function read_file(path)
+  local f, err = io.open(path, "rb")
+  if not f then return nil, "cannot read " .. path .. ": " .. tostring(err) end
+  local text = f:read("a")
+  f:close()
+  if not text then return nil, "cannot read " .. path end
+  return text
+end
+
+-- Parses the policy the options name. Returns policy, describe (rule source -> where it came from).
+local function load_policy(opts)
+  local sbpl = require "cordon.sbpl"
+  if opts.policy then
+    local text, err = read_file(opts.policy)
+    if not text then return nil, err end
+    local params = {}
+    for _, d in ipairs(opts.define or {}) do
+      local k, v = d:match("^([^=]+)=(.*)$")
+      if not k then return nil, "-D expects KEY=VALUE, got '" .. d .. "'" end
+      params[#params + 1] = { k, v }
+    end
+    local p, perr = sbpl.parse(text, opts.policy, params, { import_dirs = opts["import-dir"] or {} })
+    if not p then return nil, perr end
+    return p, function() return nil end
+  end
+  if opts.define or opts["import-dir"] then return nil, "-D and --import-dir go with --policy" end
+  local assembled, aerr = common.assemble(opts)
+  if not assembled then return nil, aerr end
+  local p, perr = sbpl.parse(assembled.text, "assembled", assembled.params)
+  if not p then return nil, "the assembled policy does not parse: " .. tostring(perr) end
+  -- assembled line -> the fragment it came from: each source starts with its ";; Source:" line
+  local sources = assembled.sources or {}
+  return p, function(source)
+    local line = tonumber(source and source:match("^assembled:(%d+):"))
+    if not line then return nil end
+    local best
+    for _, s in ipairs(sources) do
+      if s.line and s.line <= line then best = s end
+    end
+    if best then return best.name .. ":" .. (line - best.line) end
+  end
+end
+
+local function facts_of(opts)
+  local facts = {}
+  local function add(name, value)
+    local v = facts[name]
+    if v == nil then facts[name] = value
+    elseif type(v) == "table" then v[#v + 1] = value
+    else facts[name] = { v, value } end
+  end
+  for _, f in ipairs(opts.fact or {}) do
+    local k, v = f:match("^([^=]+)=(.*)$")
+    if not k then return nil, "--fact expects NAME=VALUE, got '" .. f .. "'" end
+    add(k, v)
+  end
+  if opts["vnode-type"] then add("vnode-type", opts["vnode-type"]) end
+  return facts
+end
+
+-- A rule's source text on one line: comments dropped (outside strings), whitespace collapsed.
+local function one_line(text)
+  local out, i, n = {}, 1, #text
+  while i <= n do
+    local c = text:sub(i, i)
+    if c == '"' then
+      local raw, j = text:sub(i - 1, i - 1) == "#", i + 1   -- #"…": a backslash is just a backslash
+      while j <= n and text:sub(j, j) ~= '"' do j = j + (not raw and text:sub(j, j) == "\\" and 2 or 1) end
+      out[#out + 1] = text:sub(i, j)
+      i = j + 1
+    elseif c == ";" then
+      i = (text:find("\n", i, true) or n + 1)
+    else
+      out[#out + 1] = c
+      i = i + 1
+    end
+  end
+  return (table.concat(out):gsub("%s+", " "):gsub("%( ", "("):gsub(" %)", ")"))
+end
+
+local function render_text(action, rule, d, describe)
+  local out = { action }
+  if d.by == "rule" then
+    local from = describe(rule.source)
+    out[#out + 1] = rule.source .. ": " .. one_line(rule.text or (rule.action .. " " .. table.concat(rule.ops, " ")))
+      .. (from and ("   [" .. from .. "]") or "")
+    if not d.filtered or #d.chain > 1 then
+      out[#out + 1] = "  fell back: " .. table.concat(d.chain, " -> ")
+        .. (d.filtered and "" or " (no filtered rule matched; the last unfiltered rule decided)")
+    end
+  elseif d.by == "uncovered" then
+    out[#out + 1] = "no rule names it, and (deny default) does not cover " .. d.operation .. ": allowed"
+    out[#out + 1] = "  fell back: " .. table.concat(d.chain, " -> ")
+  else
+    out[#out + 1] = "no rule decides, not even (default): allowed"
+    out[#out + 1] = "  fell back: " .. table.concat(d.chain, " -> ") .. " -> default"
+  end
+  for _, a in ipairs(d.assumed) do
+    out[#out + 1] = "  note: " .. a.source .. " depends on " .. a.fact
+      .. ", which the query did not give; assumed not to match (see --fact)"
+  end
+  if d.nassumed > #d.assumed then
+    out[#out + 1] = "  note: " .. (d.nassumed - #d.assumed) .. " more rules depend on facts the query did not give"
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
+local function render_json(action, rule, d, op, target, describe)
+  local jsonout = require "cordon.cli.jsonout"
+  local doc = { decision = action, operation = d.operation, query = { operation = op, target = target },
+                by = d.by, chain = d.chain, assumed = d.assumed }
+  if d.by == "rule" then
+    doc.rule = { source = rule.source, text = rule.text, action = rule.action, ops = rule.ops,
+                 filtered = d.filtered, fragment = describe(rule.source) }
+  end
+  return jsonout.encode(doc, true) .. "\n"
+end
+
+local function batch(p, opts)
+  local text, err
+  if opts.batch == "-" then
+    text = io.stdin:read("a")
+    if not text then return cli.fail("cannot read the queries from stdin") end
+  else
+    text, err = read_file(opts.batch)
+    if not text then return cli.fail(err) end
+  end
+  local out, _, errors = p:decide_batch(text, { json = opts.json })
+  io.stdout:write(out)
+  if errors > 0 then
+    io.stderr:write("cordon: ", errors, " quer", errors == 1 and "y" or "ies", " could not be answered (see the 'error' lines)\n")
+    return cli.EXIT_ERROR
+  end
+  return 0
+end
+
+function M.run(argv, first)
+  local opts, err = args.parse(split_defines(argv, first), first, M.spec)
+  if not opts then return cli.fail(err .. " (see cordon check --help)") end
+  if opts.help then
+    io.stdout:write(usage())
+    return 0
+  end
+  local pos = opts.positional
+  if opts.batch then
+    if #pos > 0 then return cli.fail("--batch reads its queries from a file; unexpected '" .. pos[1] .. "'") end
+  elseif #pos ~= 2 then
+    return cli.fail("expected OPERATION TARGET (see cordon check --help)")
+  end
+  local facts, ferr = facts_of(opts)
+  if not facts then return cli.fail(ferr) end
+  local p, describe = load_policy(opts)
+  if not p then return cli.fail(describe) end
+  if opts.batch then return batch(p, opts) end
+  local action, rule, d = p:decide(pos[1], pos[2], facts)
+  if not action then return cli.fail(rule) end
+  io.stdout:write(opts.json and render_json(action, rule, d, pos[1], pos[2], describe)
+                  or render_text(action, rule, d, describe))
+  return action == "allow" and 0 or 1
+end
+
+return M
