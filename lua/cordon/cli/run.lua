@@ -1,0 +1,99 @@
+-- lua/cordon/cli/run.lua — `cordon run [OPTIONS] -- CMD…`: assemble the policy, transform the command
+-- through the sandbox manager, and exec it.
+--
+-- Exit status: the command's own; 125 when cordon cannot enforce the sandbox or the input is bad (the
+-- command has not run); 126 when the command cannot be executed; 127 when it is not found.
+-- Nothing here ever runs the command without the sandbox the manager chose: a failure is reported, not
+-- retried another way.
+local args = require "cordon.cli.args"
+local cli = require "cordon.cli"
+local common = require "cordon.cli.common"
+
+local M = { summary = "run a command inside the sandbox" }
+
+M.spec = common.spec_with {
+  { "sandbox", value = true, metavar = "MODE",
+    help = "auto (sandbox restricted profiles; default), require (always), forbid (only unrestricted profiles run)" },
+  { "dry-run", help = "print what would be executed (sandbox type and argv) instead of running it" },
+  { "help", short = "h", help = "show this help" },
+}
+
+local function usage()
+  return "usage: cordon run [OPTIONS] -- CMD [ARGS...]\n\n"
+    .. "Assembles the policy exactly as `cordon policy` prints it, then runs CMD inside the platform's\n"
+    .. "sandbox: Seatbelt via /usr/bin/sandbox-exec on macOS, Landlock + namespaces + seccomp on Linux.\n"
+    .. "If the sandbox cannot be applied exactly, CMD does not run and cordon exits 125.\n\n"
+    .. "options:\n" .. args.help(M.spec) .. "\n\n"
+    .. "exit status: CMD's own; 125 cordon's error (nothing ran); 126 CMD cannot be executed; 127 not found\n"
+end
+
+-- The environment the command gets: assembly's sanitized set, or the whole environment when the
+-- environment builder is not available in this build.
+local function command_env(policy)
+  local env = policy.env
+  if env and env.vars then return env.vars end
+  return require("cordon.c.sys").environ()
+end
+
+-- A readable view of the exec request for --dry-run; the policy text itself is summarized by size.
+local function describe(req)
+  local lines = { "sandbox: " .. req.sandbox_type, "cwd: " .. req.cwd }
+  local policy = type(req.plan) == "table" and req.plan.policy or nil
+  for i, a in ipairs(req.argv) do
+    local shown = a == policy and ("<policy, " .. #a .. " bytes>") or string.format("%q", a)
+    lines[#lines + 1] = string.format("argv[%d]: %s", i - 1, shown)
+  end
+  if type(req.plan) == "string" and req.plan ~= "" then lines[#lines + 1] = "plan:\n" .. req.plan end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+function M.run(argv, first)
+  local opts, err = args.parse(argv, first, M.spec)
+  if not opts then return cli.fail(err .. " (see cordon run --help)") end
+  if opts.help then
+    io.stdout:write(usage())
+    return 0
+  end
+  if #opts.positional > 0 then
+    return cli.fail("unexpected argument '" .. opts.positional[1] .. "': put the command after -- "
+      .. "(cordon run [OPTIONS] -- CMD ...)")
+  end
+  if not opts.command or #opts.command == 0 then
+    return cli.fail("no command given (cordon run [OPTIONS] -- CMD ...)")
+  end
+  local preference = opts.sandbox or "auto"
+  if preference ~= "auto" and preference ~= "require" and preference ~= "forbid" then
+    return cli.fail("invalid_request: --sandbox must be auto, require or forbid, got '" .. preference .. "'")
+  end
+
+  local policy, aerr = common.assemble(opts)
+  if not policy then return cli.fail(aerr) end
+
+  local manager = require "cordon.manager"
+  local sys = require "cordon.c.sys"
+  local req, terr = manager.transform {
+    argv = opts.command,
+    cwd = assert(sys.getcwd()),
+    env = command_env(policy),
+    profile = policy.profile,
+    ctx = policy.context,
+    preference = preference,
+    platform = policy.platform,
+    policy = { text = policy.text, params = policy.params },
+  }
+  if not req then return cli.fail(terr) end
+  if opts["dry-run"] then
+    io.stdout:write(describe(req))
+    return 0
+  end
+  io.stdout:flush()
+  io.stderr:flush()
+  -- exec replaces this process. It returns only when the command could not be started (nil, message,
+  -- code, exit status), or with the command's status when a backend supervised it.
+  local status, xerr, _, xstatus = manager.exec(req)
+  if status then return status end
+  io.stderr:write("cordon: ", tostring(xerr), "\n")
+  return xstatus or cli.EXIT_ERROR
+end
+
+return M
