@@ -59,7 +59,7 @@ end
 
 local function read_file(path)
   local f, err = io.open(path, "rb")
-  if not f then return nil, "cannot read " .. path .. ": " .. tostring(err) end
+  if not f then return nil, "cannot read " .. tostring(err) end
   local text = f:read("a")
   f:close()
   if not text then return nil, "cannot read " .. path end
@@ -78,7 +78,8 @@ local function load_policy(opts)
       if not k then return nil, "-D expects KEY=VALUE, got '" .. d .. "'" end
       params[#params + 1] = { k, v }
     end
-    local p, perr = sbpl.parse(text, opts.policy, params, { import_dirs = opts["import-dir"] or {} })
+    local p, perr = sbpl.parse(text, opts.policy, params,
+                               { import_dirs = opts["import-dir"] or {}, symbolic_params = true })
     if not p then return nil, perr end
     return p, function() return nil end
   end
