@@ -269,11 +269,10 @@ static cordon_sbpl_write_status put_rule(const cordon_rule *r, cordon_buf *out, 
     cordon_buf_putc(out, ' ');
     if ((st = put_symbol(r->ops[i], out, err)) != CORDON_SBPL_WRITE_OK) return st;
   }
+  /* One filter, always: several filters side by side in a rule mean "any of them" to Seatbelt, so
+   * groups are written as explicit (require-all …) / (require-any …) and no reading can differ. */
   const cordon_filter *f = r->filter;
-  if (f && f->kind == CORDON_F_ALL && f->nchildren >= 2 && !f->nargs) {
-    /* The implicit require-all of a rule's several filters: written side by side, read back the same. */
-    if ((st = put_children(f, out, err, 0)) != CORDON_SBPL_WRITE_OK) return st;
-  } else if (f) {
+  if (f) {
     cordon_buf_putc(out, ' ');
     if ((st = put_filter(f, out, err, 0)) != CORDON_SBPL_WRITE_OK) return st;
   }

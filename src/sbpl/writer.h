@@ -74,8 +74,9 @@ cordon_sbpl_write_status cordon_sbpl_write_filter(const cordon_filter *f, cordon
                                                   cordon_sbpl_write_error *err);
 
 /* Appends one rule: its comment as ";; " lines, then (allow|deny OPS… FILTER (with MOD …)…) and a
- * newline. A rule's top-level CORDON_F_ALL filter is written as its children side by side (SBPL's
- * implicit require-all), so text read back gives the same IR. */
+ * newline. The rule's filter is written as one form: a CORDON_F_ALL group as (require-all …), a
+ * CORDON_F_ANY group as (require-any …). Never side by side: Seatbelt reads several filters in one rule
+ * as "any of them" (docs/sbpl-reader.md), so explicit groups leave no room for a different reading. */
 cordon_sbpl_write_status cordon_sbpl_write_rule(const cordon_rule *r, cordon_buf *out, cordon_sbpl_write_error *err);
 
 /* Appends every rule of `p` in order; with `version` true, "(version 1)\n" first. On failure `out`

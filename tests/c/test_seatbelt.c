@@ -128,7 +128,7 @@ static void deny_entries_sit_inside_every_allow_clause_they_overlap(void **state
   (void)state;
   cordon_profile *p = standard("read-only");
   char *text = policy_with_params(p, &mac_ctx, true);
-  assert_non_null(strstr(text, "(allow file-read* (subpath (param \"READABLE_ROOT_0\")) "
+  assert_non_null(strstr(text, "(allow file-read* (require-all (subpath (param \"READABLE_ROOT_0\")) "
                                "(require-not (subpath (param \"DENIED_PATH_0\")))"));
   free(text);
   cordon_profile_free(p);
@@ -141,8 +141,8 @@ static void deny_entries_sit_inside_every_allow_clause_they_overlap(void **state
   assert_int_equal(cordon_profile_add_entry(p, &d), CORDON_PROFILE_OK);
   assert_int_equal(cordon_profile_add_entry(p, &far), CORDON_PROFILE_OK);
   text = policy_with_params(p, &mac_ctx, false);
-  assert_non_null(strstr(text, "(allow file-read* file-write* (subpath (param \"WRITABLE_ROOT_0\")) "
-                               "(require-not (literal (param \"DENIED_PATH_0\"))))"));
+  assert_non_null(strstr(text, "(allow file-read* file-write* (require-all (subpath (param \"WRITABLE_ROOT_0\")) "
+                               "(require-not (literal (param \"DENIED_PATH_0\")))))"));
   assert_null(strstr(text, "(param \"DENIED_PATH_1\")"));  /* disjoint: it could never match there */
   free(text);
   cordon_profile_free(p);
@@ -153,7 +153,7 @@ static void protected_metadata_is_denied_at_any_depth_under_writable_roots(void 
   cordon_profile *p = standard("workspace-write");
   char *text = policy_with_params(p, &mac_ctx, true);
   assert_non_null(strstr(text, "(deny file-write* file-write-data file-write-create "));
-  assert_non_null(strstr(text, "(require-any (subpath (param \"WRITABLE_ROOT_0\")) "
+  assert_non_null(strstr(text, "(require-all (require-any (subpath (param \"WRITABLE_ROOT_0\")) "
                                "(subpath (param \"WRITABLE_ROOT_1\")) (subpath (param \"WRITABLE_ROOT_2\")))"));
   assert_non_null(strstr(text, "(regex #\"/(\\.git|\\.agents|\\.codex|\\.cordon|\\.cordon\\.yaml)(/|$)\")"));
   free(text);

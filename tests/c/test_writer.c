@@ -128,7 +128,7 @@ static char *write_all(cordon_policy *p, bool version, cordon_sbpl_write_status 
   return cordon_buf_take(&b);
 }
 
-static void rules_write_params_groups_comments_and_modifiers(void **state) {
+static void rules_write_params_explicit_groups_comments_and_modifiers(void **state) {
   (void)state;
   cordon_policy *p = cordon_policy_new();
   cordon_rule *r = rule(p, CORDON_ALLOW, "file-read*");
@@ -156,8 +156,8 @@ static void rules_write_params_groups_comments_and_modifiers(void **state) {
   assert_string_equal(text,
                       "(version 1)\n"
                       ";; why\n;; and more\n"
-                      "(allow file-read* file-write* (subpath (param \"WRITABLE_ROOT_0\")) "
-                      "(require-not (literal \"/w/a \\\"q\\\"\")))\n"
+                      "(allow file-read* file-write* (require-all (subpath (param \"WRITABLE_ROOT_0\")) "
+                      "(require-not (literal \"/w/a \\\"q\\\"\"))))\n"
                       "(deny file-write* (regex #\"/\\.git(/|$)\") (with report) (with message \"no (really)\"))\n"
                       "(allow signal (target same-sandbox))\n"
                       "(deny network-outbound (remote ip \"*:*\"))\n"
@@ -262,7 +262,7 @@ int main(void) {
     cmocka_unit_test(regex_literals_are_raw_strings_unless_they_hold_a_quote),
     cmocka_unit_test(regex_escape_makes_every_metacharacter_literal),
     cmocka_unit_test(parameter_names_are_plain_identifiers),
-    cmocka_unit_test(rules_write_params_groups_comments_and_modifiers),
+    cmocka_unit_test(rules_write_params_explicit_groups_comments_and_modifiers),
     cmocka_unit_test(a_rule_without_operations_is_refused),
     cmocka_unit_test(require_not_with_two_children_is_refused),
     cmocka_unit_test(an_operation_name_that_would_break_the_text_is_refused),
