@@ -285,7 +285,7 @@ static int l_decide(lua_State *L) {
     cordon_buf_free(&w);
     lua_setfield(L, -2, "source");
     lua_pushstring(L, dec.assumed_fact[i]);
-    lua_setfield(L, -2, "fact");
+    lua_setfield(L, -2, dec.assumed_is_param[i] ? "param" : "fact");
     if (dec.assumed[i]->text) {
       lua_pushstring(L, dec.assumed[i]->text);
       lua_setfield(L, -2, "text");

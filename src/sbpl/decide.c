@@ -144,6 +144,7 @@ cordon_decide_status cordon_decide(cordon_decider *d, const char *op, const char
     for (size_t k = b->nfiltered; k-- > 0;) {
       cordon_rule *r = &d->policy->rules[b->filtered[k]];
       ctx.missing = NULL;
+      ctx.missing_is_param = false;
       cordon_tri m = cordon_filter_match(r->filter, &t, &ctx);
       if (m == CORDON_TRI_YES) {
         decided(out, r, true);
@@ -153,6 +154,7 @@ cordon_decide_status cordon_decide(cordon_decider *d, const char *op, const char
         if (out->nassumed < CORDON_DECISION_MAX_ASSUMED) {
           out->assumed[out->nassumed] = r;
           out->assumed_fact[out->nassumed] = ctx.missing ? ctx.missing : "a fact";
+          out->assumed_is_param[out->nassumed] = ctx.missing_is_param;
         }
         out->nassumed++;
       }

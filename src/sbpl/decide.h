@@ -42,7 +42,8 @@ typedef struct {
   size_t nchain;
   /* filtered rules skipped because a fact was unknown: the answer could differ if they matched */
   const cordon_rule *assumed[CORDON_DECISION_MAX_ASSUMED];
-  const char *assumed_fact[CORDON_DECISION_MAX_ASSUMED];
+  const char *assumed_fact[CORDON_DECISION_MAX_ASSUMED]; /* a fact name, or a -D parameter's name */
+  bool assumed_is_param[CORDON_DECISION_MAX_ASSUMED];
   size_t nassumed;              /* may exceed MAX_ASSUMED; only the first ones are stored */
 } cordon_decision;
 

@@ -116,6 +116,12 @@ static void missing(cordon_match_ctx *ctx, const char *fact) {
   if (!ctx->missing) ctx->missing = fact;
 }
 
+static void missing_param(cordon_match_ctx *ctx, const char *name) {
+  if (ctx->missing) return;
+  ctx->missing = name;
+  ctx->missing_is_param = true;
+}
+
 /* The fact a name filter asks about: "global-name-regex" -> "global-name". Written into buf. */
 static const char *base_name(const char *name, char *buf, size_t cap) {
   size_t n = strlen(name);
@@ -219,7 +225,7 @@ static cordon_tri match_args(cordon_filter *f, const char *s, size_t slen, cordo
   for (size_t i = 0; i < f->nargs; i++) {
     const char *v = arg_value(&f->args[i], ctx);
     if (!v) {
-      missing(ctx, "a -D parameter value");
+      missing_param(ctx, f->args[i].text);
       out = CORDON_TRI_UNKNOWN;
       continue;
     }
@@ -267,7 +273,7 @@ static cordon_tri match_network(cordon_filter *f, const cordon_target *t, cordon
   if (local != t->local) return CORDON_TRI_NO;
   const char *proto = f->nargs > 0 ? arg_value(&f->args[0], ctx) : "ip";
   if (!proto) {
-    missing(ctx, "a -D parameter value");
+    missing_param(ctx, f->args[0].text);
     return CORDON_TRI_UNKNOWN;
   }
   if (!proto_matches(proto, t->proto)) return CORDON_TRI_NO;
@@ -285,7 +291,7 @@ static cordon_tri match_network(cordon_filter *f, const cordon_target *t, cordon
   if (f->nargs < 2) return CORDON_TRI_YES; /* (remote tcp): any address */
   const char *addr = arg_value(&f->args[1], ctx);
   if (!addr) {
-    missing(ctx, "a -D parameter value");
+    missing_param(ctx, f->args[1].text);
     return CORDON_TRI_UNKNOWN;
   }
   const char *colon = strrchr(addr, ':');

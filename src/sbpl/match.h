@@ -45,8 +45,10 @@ typedef struct {
   /* -D parameters for builder rules whose arguments name a parameter ({param = "HOME_DIR"}) */
   const char *const *params; /* key, value, key, value, … */
   size_t nparams;            /* number of pairs */
-  /* out: the first fact a filter needed and the query did not give ("vnode-type", …) */
+  /* out: the first fact a filter needed and the query did not give ("vnode-type", …); for an undefined
+   * -D parameter, its name, with missing_is_param set */
   const char *missing;
+  bool missing_is_param;
 } cordon_match_ctx;
 
 /* Parses `text` for operation `op` (canonical; decides network vs path vs name). Returns false with a

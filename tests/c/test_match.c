@@ -232,6 +232,8 @@ static void parameters_resolve_from_the_context(void **state) {
   assert_int_equal(cordon_filter_match(f, &t, &with), CORDON_TRI_YES);
   cordon_match_ctx without = {0};
   assert_int_equal(cordon_filter_match(f, &t, &without), CORDON_TRI_UNKNOWN);
+  assert_string_equal(without.missing, "HOME_DIR");
+  assert_true(without.missing_is_param);
   cordon_filter_free(f);
 }
 

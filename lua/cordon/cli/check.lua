@@ -156,8 +156,10 @@ local function render_text(action, rule, d, describe)
     out[#out + 1] = "  fell back: " .. table.concat(d.chain, " -> ") .. " -> default"
   end
   for _, a in ipairs(d.assumed) do
-    out[#out + 1] = "  note: " .. a.source .. " depends on " .. a.fact
-      .. ", which the query did not give; assumed not to match (see --fact)"
+    out[#out + 1] = "  note: " .. a.source .. (a.param
+      and (" uses (param \"" .. a.param .. "\"), which has no value; assumed not to match (give -D " .. a.param .. "=…)")
+      or (" depends on " .. a.fact .. ", which the query did not give; assumed not to match (give --fact "
+          .. a.fact .. "=…)"))
   end
   if d.nassumed > #d.assumed then
     out[#out + 1] = "  note: " .. (d.nassumed - #d.assumed) .. " more rules depend on facts the query did not give"
