@@ -139,6 +139,9 @@ local function paths_of(filter, out)
     path = (head:match("^home%-") and HOME or "") .. arg.value
   elseif arg and arg.kind == "symbol" and arg.value == "HOME_DIR" then
     path = HOME
+  elseif arg and arg.kind == "list" and arg[1] and arg[1].value == "string-append" and arg[2]
+         and arg[2].value == "HOME_DIR" and arg[3] and arg[3].kind == "string" and #arg == 3 then
+    path = HOME .. arg[3].value
   else
     path = "?"
   end
@@ -411,23 +414,63 @@ local PERSISTENCE = {
   "~/.config/git/config", "~/.ssh/config", "~/.npmrc", "~/.config/direnv", "~/Library/LaunchAgents",
   "~/.config/autostart", "~/.config/systemd", "/usr/local/bin", "/opt/homebrew/bin", "/usr/bin",
   "/home/linuxbrew/.linuxbrew/bin", "~/.claude/settings.json", "~/.codex/config.toml",
-  "~/.gemini/settings.json",
+  "~/.gemini/settings.json", "~/.claude/hooks", "~/.claude/plugins", "~/.claude/commands",
+  "~/.claude/skills", "~/.claude/agents", "~/.codex/rules", "~/.qwen/settings.json", "~/.pi/agent/extensions",
+  "~/.factory/settings.json", "~/.augment/settings.json", "~/.cursor/cli-config.json", "~/.cursor/mcp.json",
+  "~/.copilot/mcp-config.json", "~/.ipython", "~/.jupyter", "~/.cache/pre-commit", "~/.git-templates",
+  "~/.gradle/init.d", "~/.m2/wrapper", "~/.npm/_npx", "~/.vscode/extensions", "~/.cursor/extensions",
+  "~/.oh-my-zsh", "~/.zcompdump", "~/.config/mise", "~/.agents", "~/AGENTS.md", "~/.local/share/gh/extensions",
+  "~/.docker/cli-plugins", "~/.krew", "~/.mix", "~/.dotnet/tools", "~/perl5", "~/.sdkman/candidates",
+  "~/.lldbinit", "~/.gdbinit", "~/.local/share/opencode/bin", "~/.config/opencode",
+  "~/Library/Application Support/Claude/claude_desktop_config.json",
 }
 
-t.test("no write grant reaches a shell rc file, a bin directory on PATH or another persistence path", function()
-  each_rule(function(name, r)
-    if r.action ~= "allow" or not is_write(r.ops) then return end
-    for _, fl in ipairs(r.filters) do
-      local ps = paths_of(fl)
-      for _, p in ipairs(ps) do
-        for _, bad in ipairs(PERSISTENCE) do
-          local inside = bad:sub(1, 1) == p.path:sub(1, 1) and covers({ kind = "subpath", path = bad }, p.path)
-          t.ok(ps.negated or not (covers(p, bad) or inside),
-               name .. ":" .. p.line .. ": write grant " .. p.path .. " reaches " .. bad)
+-- The last rule in `rules` that decides a write of `target`: SBPL's "last matching filtered rule wins",
+-- evaluated within one fragment (each fragment may be selected on its own).
+local function last_write_rule(rules, target)
+  local decided
+  for _, r in ipairs(rules) do
+    if is_write(r.ops) then
+      for _, fl in ipairs(r.filters) do
+        local ps = paths_of(fl)
+        if not ps.negated then
+          for _, p in ipairs(ps) do
+            if covers(p, target) then decided = { action = r.action, path = p.path, line = p.line, kind = p.kind } end
+          end
         end
       end
     end
-  end)
+  end
+  return decided
+end
+
+-- Opt-in integrations whose whole point is one such grant; docs/profiles.md documents each.
+local DOCUMENTED = { ["55-integrations-optional/npx.sb"] = { ["~/.npm/_npx"] = true } }
+
+t.test("no write grant reaches a shell rc file, a bin directory on PATH or another persistence path", function()
+  for _, f in ipairs(tree) do
+    local rules = parsed[f.name].rules or {}
+    for _, bad in ipairs(PERSISTENCE) do
+      if DOCUMENTED[f.name] and DOCUMENTED[f.name][bad] then goto next_path end
+      -- The path itself, and a file planted inside it when it is a directory.
+      local self = last_write_rule(rules, bad)
+      local targets = { bad }
+      if not (self and self.action == "deny" and self.kind == "literal") then targets[2] = bad .. "/planted" end
+      for _, target in ipairs(targets) do
+        local d = last_write_rule(rules, target)
+        t.ok(not d or d.action == "deny",
+             f.name .. ":" .. (d and d.line or 0) .. ": write grant " .. (d and d.path or "") .. " reaches " .. target)
+      end
+      ::next_path::
+    end
+  end
+end)
+
+t.test("the persistence check catches a planted write grant", function()
+  local forms = read_forms("planted.sb", '(allow file-read* file-write* (home-subpath "/.cargo"))')
+  t.ok(last_write_rule(rules_of(forms), "~/.cargo/bin/planted").action == "allow", "grant seen")
+  forms = read_forms("planted.sb", '(allow file-write* (home-subpath "/.claude"))\n(deny file-write* (home-literal "/.claude/settings.json"))')
+  t.eq(last_write_rule(rules_of(forms), "~/.claude/settings.json").action, "deny", "a later deny wins")
 end)
 
 -- Secrets and the only fragments allowed to grant them (each an opt-in integration or the agent
