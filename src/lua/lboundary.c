@@ -2,13 +2,14 @@
  * Boundaries are values: apply returns a new boundary (revision + 1) and leaves the old one as it was. */
 #include "core/boundary.h"
 #include "core/path.h"
+#include "lua/lboundary.h"
 #include "lua/lprofile.h"
 #include "lua/lutil.h"
 
 #include <inttypes.h>
 #include <string.h>
 
-#define BOUNDARY_T "cordon.Boundary"
+#define BOUNDARY_T CORDON_LUA_BOUNDARY
 #define EXPANSION_T "cordon.Expansion"
 
 typedef struct {
@@ -20,14 +21,22 @@ typedef struct {
   bool live;
 } expansion_ud;
 
-static cordon_boundary *check_boundary(lua_State *L, int idx) {
+cordon_boundary *cordon_lua_checkboundary(lua_State *L, int idx) {
   boundary_ud *u = luaL_checkudata(L, idx, BOUNDARY_T);
   if (!u->b) luaL_error(L, "cordon.Boundary used after it was closed");
   return u->b;
 }
 
-/* The metatables are made by cordon_open_boundary, which runs before any of these can be called. */
-static void push_boundary(lua_State *L, cordon_boundary *b) {
+#define check_boundary cordon_lua_checkboundary
+#define push_boundary cordon_lua_pushboundary
+
+void cordon_lua_pushboundary(lua_State *L, cordon_boundary *b) {
+  /* Another binding (sessions) may push one before cordon.c.boundary was loaded: make the classes. */
+  if (luaL_getmetatable(L, BOUNDARY_T) == LUA_TNIL) {
+    lua_pop(L, 1);
+    cordon_open_boundary(L);
+  }
+  lua_pop(L, 1);
   boundary_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->b = b;
   luaL_setmetatable(L, BOUNDARY_T);
@@ -332,6 +341,24 @@ static int b_context(lua_State *L) {
   return 1;
 }
 
+/* b:to_table() -> { kind, mode, revision, context, profile }: the JSON form as a Lua table. */
+static int b_to_table(lua_State *L) {
+  cordon_boundary *b = check_boundary(L, 1);
+  lua_createtable(L, 0, 5);
+  lua_pushstring(L, cordon_boundary_kind_name(cordon_boundary_kind_of(b)));
+  lua_setfield(L, -2, "kind");
+  set_opt(L, "mode", cordon_boundary_mode(b));
+  lua_pushinteger(L, (lua_Integer)cordon_boundary_revision(b));
+  lua_setfield(L, -2, "revision");
+  lua_pushcfunction(L, b_context);
+  lua_pushvalue(L, 1);
+  lua_call(L, 1, 1);
+  lua_setfield(L, -2, "context");
+  cordon_lua_push_profile_table(L, cordon_boundary_profile(b));
+  lua_setfield(L, -2, "profile");
+  return 1;
+}
+
 static int b_gc(lua_State *L) {
   boundary_ud *u = luaL_checkudata(L, 1, BOUNDARY_T);
   cordon_boundary_free(u->b);
@@ -364,7 +391,8 @@ static int b_tostring(lua_State *L) {
 static const luaL_Reg boundary_methods[] = {
     {"encode", b_encode},     {"expand", b_expand},   {"assess", b_assess},   {"apply", b_apply},
     {"contains", b_contains}, {"revision", b_revision}, {"kind", b_kind},     {"mode", b_mode},
-    {"profile", b_profile},   {"context", b_context}, {"close", b_gc},        {NULL, NULL},
+    {"profile", b_profile},   {"context", b_context}, {"to_table", b_to_table}, {"close", b_gc},
+    {NULL, NULL},
 };
 static const luaL_Reg boundary_meta[] = {{"__gc", b_gc}, {"__close", b_gc}, {"__tostring", b_tostring}, {NULL, NULL}};
 static const luaL_Reg expansion_methods[] = {{"to_table", x_to_table}, {"close", x_gc}, {NULL, NULL}};
