@@ -166,8 +166,12 @@ function M.assemble(opts)
   local chunks, sources, line = {}, {}, 1
   local function emit(text)
     chunks[#chunks + 1] = text
-    local _, n = text:gsub("\n", "")
-    line = line + n
+    local pos = 1
+    while true do  -- a find loop counts lines faster than gsub, which copies the text
+      local nl = text:find("\n", pos, true)
+      if not nl then break end
+      line, pos = line + 1, nl + 1
+    end
   end
   local function section(name, reason, text)
     sources[#sources + 1] = { name = name, reason = reason, line = line }

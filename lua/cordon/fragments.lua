@@ -23,18 +23,17 @@ local KEYS = {
 
 local PLATFORMS = { darwin = true, linux = true }
 
--- Counts lines incrementally: metadata items are met in increasing order, so the whole text is scanned
--- once per fragment rather than once per item.
-local function line_counter(text)
-  local pos, line = 1, 1
+-- Walks forward through `text` keeping the line number and the start of the current line. Positions
+-- are asked for in increasing order, so the whole text is scanned at most once, and in C.
+local function line_tracker(text)
+  local bol, line = 1, 1
   return function(target)
     while true do
-      local nl = text:find("\n", pos, true)
+      local nl = text:find("\n", bol, true)
       if not nl or nl >= target then break end
-      line = line + 1
-      pos = nl + 1
+      line, bol = line + 1, nl + 1
     end
-    return line
+    return line, bol
   end
 end
 
@@ -55,58 +54,55 @@ end
 local function parse_meta(frag)
   local text, meta = frag.text, { require = {}, command = {}, exec_env_default = {}, app_bundle = {} }
   frag.meta = meta
-  local line_of = line_counter(text)
+  local track = line_tracker(text)
   local init = 1
   while true do
     local s = text:find("$$", init, true)
     if not s then return true end
-    local bol = s
-    while bol > 1 and text:byte(bol - 1) ~= 10 do bol = bol - 1 end
-    local before = text:sub(bol, s - 1)
-    local key = text:match("^([%a][%w%-]*)=", s + 2)
-    if not before:find(";", 1, true) or not key then
+    local line, bol = track(s)
+    local key, vstart = text:match("^([%a][%w%-]*)=()", s + 2)
+    if not key or not text:sub(bol, s - 1):find(";", 1, true) then
       init = s + 2
-    else
-      local where = frag.path .. ":" .. line_of(s)
-      local vstart = s + 2 + #key + 1
-      local e = text:find("$$", vstart, true)
-      local nl = text:find("\n", vstart, true)
-      if not e or (nl and nl < e) then return fail(where, "metadata $$" .. key .. "= has no closing $$") end
-      local value = text:sub(vstart, e - 1):match("^%s*(.-)%s*$")
-      local kind = KEYS[key]
-      if not kind then
-        local known = {}
-        for k in pairs(KEYS) do known[#known + 1] = k end
-        table.sort(known)
-        return fail(where, "unknown metadata key '" .. key .. "' (known: " .. table.concat(known, ", ") .. ")")
-      end
-      if value == "" then return fail(where, "metadata $$" .. key .. "=$$ has an empty value") end
-      local line = line_of(s)
-      if key == "require" then
-        for _, target in ipairs(split_commas(value)) do
-          meta.require[#meta.require + 1] = { target = target, line = line }
-        end
-      elseif key == "command" then
-        if frag.kind ~= "agent" and frag.kind ~= "app" then
-          return fail(where, "$$command$$ only selects profiles in stages 60 and 65")
-        end
-        for _, c in ipairs(split_commas(value)) do meta.command[#meta.command + 1] = { name = c, line = line } end
-      elseif key == "exec-env-default" then
-        local k, v = value:match("^([%a_][%w_]*)=(.*)$")
-        if not k then return fail(where, "$$exec-env-default$$ wants NAME=VALUE, got '" .. value .. "'") end
-        meta.exec_env_default[#meta.exec_env_default + 1] = { k, v, line = line }
-      elseif key == "app-bundle" then
-        for _, b in ipairs(split_commas(value)) do meta.app_bundle[#meta.app_bundle + 1] = b end
-      elseif key == "platform" then
-        if meta.platform then return fail(where, "$$platform$$ given twice") end
-        if not PLATFORMS[value] then return fail(where, "$$platform$$ must be darwin or linux, got '" .. value .. "'") end
-        meta.platform = value
-      elseif key == "description" then
-        if meta.description then return fail(where, "$$description$$ given twice") end
-        meta.description = value
-      end
-      init = e + 2
+      goto continue
     end
+    local where = frag.path .. ":" .. line
+    local e = text:find("$$", vstart, true)
+    local nl = text:find("\n", vstart, true)
+    if not e or (nl and nl < e) then return fail(where, "metadata $$" .. key .. "= has no closing $$") end
+    local value = text:sub(vstart, e - 1):match("^%s*(.-)%s*$")
+    local kind = KEYS[key]
+    if not kind then
+      local known = {}
+      for k in pairs(KEYS) do known[#known + 1] = k end
+      table.sort(known)
+      return fail(where, "unknown metadata key '" .. key .. "' (known: " .. table.concat(known, ", ") .. ")")
+    end
+    if value == "" then return fail(where, "metadata $$" .. key .. "=$$ has an empty value") end
+    if key == "require" then
+      for _, target in ipairs(split_commas(value)) do
+        meta.require[#meta.require + 1] = { target = target, line = line }
+      end
+    elseif key == "command" then
+      if frag.kind ~= "agent" and frag.kind ~= "app" then
+        return fail(where, "$$command$$ only selects profiles in stages 60 and 65")
+      end
+      for _, c in ipairs(split_commas(value)) do meta.command[#meta.command + 1] = { name = c, line = line } end
+    elseif key == "exec-env-default" then
+      local k, v = value:match("^([%a_][%w_]*)=(.*)$")
+      if not k then return fail(where, "$$exec-env-default$$ wants NAME=VALUE, got '" .. value .. "'") end
+      meta.exec_env_default[#meta.exec_env_default + 1] = { k, v, line = line }
+    elseif key == "app-bundle" then
+      for _, b in ipairs(split_commas(value)) do meta.app_bundle[#meta.app_bundle + 1] = b end
+    elseif key == "platform" then
+      if meta.platform then return fail(where, "$$platform$$ given twice") end
+      if not PLATFORMS[value] then return fail(where, "$$platform$$ must be darwin or linux, got '" .. value .. "'") end
+      meta.platform = value
+    elseif key == "description" then
+      if meta.description then return fail(where, "$$description$$ given twice") end
+      meta.description = value
+    end
+    init = e + 2
+    ::continue::
   end
 end
 
@@ -134,12 +130,18 @@ local function classify(name, display)
            path = display }
 end
 
--- Orders fragment names: top-level entries in strcmp order, then files inside a directory in strcmp order.
+-- Orders fragments: top-level entries in strcmp order, then files inside a directory in strcmp order.
+-- The key "top \1 name" sorts that way with plain string comparison ("\1" is below every character
+-- of a file name, so "30-toolchains/…" comes before "30-toolchains.sb"), which is much cheaper than a
+-- Lua comparator.
 local function order(list)
-  table.sort(list, function(a, b)
-    if a.top ~= b.top then return a.top < b.top end
-    return a.name < b.name
-  end)
+  local keys, by = {}, {}
+  for i, f in ipairs(list) do
+    local k = f.top .. "\1" .. f.name
+    keys[i], by[k] = k, f
+  end
+  table.sort(keys)
+  for i, k in ipairs(keys) do list[i] = by[k] end
 end
 
 -- Collects { name = text } from a directory tree: top level plus one level of stage directories.
