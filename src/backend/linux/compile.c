@@ -31,6 +31,10 @@ static const char *const dangerous_sockets[] = {
 static const char *const user_sockets[] = {"docker.sock", "podman/podman.sock", "gnupg/S.gpg-agent",
                                            "gnupg/S.gpg-agent.ssh", "keyring/ssh", NULL};
 
+/* Devices every program may write (stdio redirections, terminals): granted before anything else, so a
+ * policy can still take them away. */
+static const char *const device_files[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", NULL};
+
 static bool add_node(lx_compiler *cc, const char *raw, const char *source, bool dir_hint) {
   char norm[CORDON_PATH_MAX];
   if (!raw || raw[0] != '/' || cordon_path_normalize(raw, norm, sizeof norm) != CORDON_PATH_OK) return true;
@@ -151,9 +155,12 @@ static bool protect_root(lx_compiler *cc, const char *root) {
     snprintf(path, sizeof path, "%s%s%s", root, sep, name);
     if (!add_rule_and_node(cc, CORDON_DENY, CORDON_LX_MODIFY, path, strchr(name + 1, '.') == NULL, src)) return false;
   }
+  /* Start-up files matter where a shell reads them: the home directory, when a writable root holds it. */
+  const char *home = cc->in->ctx->home;
+  if (!home || !cordon_path_within(root, home)) return true;
   for (size_t i = 0; persistence_files[i]; i++) {
-    snprintf(path, sizeof path, "%s%s%s", root, sep, persistence_files[i]);
-    snprintf(src, sizeof src, "profile: start-up file %s under %s", persistence_files[i], root);
+    snprintf(path, sizeof path, "%s/%s", strcmp(home, "/") == 0 ? "" : home, persistence_files[i]);
+    snprintf(src, sizeof src, "profile: start-up file %s in the writable home %s", persistence_files[i], home);
     if (!add_rule_and_node(cc, CORDON_DENY, CORDON_LX_MODIFY, path, false, src)) return false;
   }
   return true;
@@ -236,8 +243,13 @@ static cordon_lx_status build(lx_compiler *cc, cordon_buf *msg) {
     cordon_buf_puts(msg, "the profile's entries cannot be resolved against the context");
     return CORDON_LX_INVALID;
   }
-  bool ok = add_node(cc, "/", "policy", true);
+  bool ok = add_node(cc, "/", "policy", true) && lx_rules_add_default(&cc->rules, CORDON_DENY);
   char src[CORDON_PATH_MAX + 64];
+  for (size_t i = 0; ok && device_files[i]; i++)
+    ok = add_rule_and_node(cc, CORDON_ALLOW, CORDON_LX_READ | CORDON_LX_WRITE, device_files[i], false,
+                           "built-in: device every program writes");
+  ok = ok && add_rule_and_node(cc, CORDON_ALLOW, CORDON_LX_READ | CORDON_LX_WRITE, "/dev/pts", true,
+                               "built-in: terminals");
   for (size_t i = 0; ok && i < res.count; i++) {
     const cordon_resolved_entry *e = &res.items[i];
     if (e->access == CORDON_ACCESS_DENY) continue;
@@ -254,7 +266,9 @@ static cordon_lx_status build(lx_compiler *cc, cordon_buf *msg) {
     ok = add_rule_and_node(cc, CORDON_DENY, CORDON_LX_ALL, e->path, e->match == CORDON_ENTRY_SUBTREE, src);
   }
   for (size_t i = 0; ok && i < res.count; i++)
-    if (res.items[i].access == CORDON_ACCESS_WRITE && res.items[i].match == CORDON_ENTRY_SUBTREE)
+    /* protected metadata belongs to workspaces, not to the temporary directories */
+    if (res.items[i].access == CORDON_ACCESS_WRITE && res.items[i].match == CORDON_ENTRY_SUBTREE &&
+        res.items[i].special != CORDON_SPECIAL_TMPDIR && res.items[i].special != CORDON_SPECIAL_SLASH_TMP)
       ok = protect_root(cc, res.items[i].path);
   cordon_resolved_free(&res);
   for (size_t i = 0; ok && i < cc->rules.count; i++)

@@ -4,10 +4,74 @@
 #include "core/path.h"
 
 #include <regex.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef enum { T_NO = 0, T_YES = 1, T_UNKNOWN = 2 } tri;
+
+/* Per-filter acceleration, built on first use: a require-any over many paths (the common shape of a
+ * fragment's grant) becomes two sorted arrays searched once per ancestor of the probe, and a regex is
+ * compiled once. Keyed by filter address in an open-addressing table. */
+typedef struct lx_accel {
+  const cordon_filter *f;
+  const char **lits, **subs;  /* borrowed argument strings, sorted */
+  size_t nlits, nsubs;
+  const cordon_filter **rest; /* children that are not plain literal/subpath paths */
+  size_t nrest;
+  regex_t re;
+  int re_state;               /* 0 not compiled, 1 compiled, 2 refused */
+} lx_accel;
+
+static void accel_free(lx_rules *rs) {
+  for (size_t i = 0; i < rs->accel_cap; i++) {
+    lx_accel *a = &rs->accel[i];
+    if (!a->f) continue;
+    free(a->lits);
+    free(a->subs);
+    free(a->rest);
+    if (a->re_state == 1) regfree(&a->re);
+  }
+  free(rs->accel);
+}
+
+static size_t hash_ptr(const void *p, size_t cap) { return (size_t)(((uintptr_t)p >> 4) * 2654435761u) & (cap - 1); }
+
+/* The slot for `f`, creating it (zeroed, f set); NULL when out of memory. */
+static lx_accel *accel_slot(lx_rules *rs, const cordon_filter *f) {
+  if (rs->accel_cap) {
+    for (size_t i = hash_ptr(f, rs->accel_cap);; i = (i + 1) & (rs->accel_cap - 1)) {
+      if (rs->accel[i].f == f) return &rs->accel[i];
+      if (!rs->accel[i].f) break;
+    }
+  }
+  if (2 * (rs->naccel + 1) > rs->accel_cap) {
+    size_t cap = rs->accel_cap ? rs->accel_cap * 2 : 64;
+    lx_accel *t = calloc(cap, sizeof *t);
+    if (!t) return NULL;
+    for (size_t i = 0; i < rs->accel_cap; i++) {
+      if (!rs->accel[i].f) continue;
+      size_t j = hash_ptr(rs->accel[i].f, cap);
+      while (t[j].f) j = (j + 1) & (cap - 1);
+      t[j] = rs->accel[i];
+    }
+    free(rs->accel);
+    rs->accel = t;
+    rs->accel_cap = cap;
+  }
+  size_t i = hash_ptr(f, rs->accel_cap);
+  while (rs->accel[i].f) i = (i + 1) & (rs->accel_cap - 1);
+  rs->accel[i].f = f;
+  rs->naccel++;
+  return &rs->accel[i];
+}
+
+static int str_cmp(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+static bool in_sorted(const char **v, size_t n, const char *key) {
+  return n && bsearch(&key, v, n, sizeof *v, str_cmp) != NULL;
+}
+
 
 /* The operation chains, one per class, most specific first (the fallback hierarchy of ops.h). */
 static const char *const chains[LX_CLASSES][LX_LEVELS] = {
@@ -86,7 +150,22 @@ bool lx_rules_add_path(lx_rules *rs, cordon_action a, unsigned classes, const ch
   return true;
 }
 
+bool lx_rules_add_default(lx_rules *rs, cordon_action a) {
+  if (!grow(rs)) return false;
+  lx_xrule *x = &rs->items[rs->count];
+  memset(x, 0, sizeof *x);
+  x->action = a;
+  for (int c = 0; c < LX_CLASSES; c++)
+    for (int l = 0; l < LX_LEVELS && chains[c][l]; l++)
+      if (strcmp(chains[c][l], "default") == 0) x->levels[c] = (unsigned char)(1u << l);
+  if (!(x->source = strdup("built-in (deny default)"))) return false;
+  rs->count++;
+  return true;
+}
+
 bool lx_rules_index(lx_rules *rs) {
+  rs->memo = malloc(rs->count ? rs->count : 1);
+  if (!rs->memo) return false;
   for (int c = 0; c < LX_CLASSES; c++)
     for (int l = 0; l < LX_LEVELS; l++) {
       size_t n = 0;
@@ -108,6 +187,8 @@ void lx_rules_free(lx_rules *rs) {
   free(rs->items);
   for (int c = 0; c < LX_CLASSES; c++)
     for (int l = 0; l < LX_LEVELS; l++) free(rs->index[c][l]);
+  free(rs->memo);
+  accel_free(rs);
   memset(rs, 0, sizeof *rs);
 }
 
@@ -165,7 +246,7 @@ static tri regex_interior(const char *re, const char *path) {
 
 /* One path filter against a probe. An interior probe stands for any path strictly beneath `path` that
  * no rule names, so a literal never equals it and a subpath covers it exactly when it covers `path`. */
-static tri match_path(const lx_rules *rs, const cordon_filter *f, const char *path, bool interior) {
+static tri match_path(lx_rules *rs, const cordon_filter *f, const char *path, bool interior) {
   if (f->nargs != 1) return T_UNKNOWN;
   const char *s = lx_arg(rs, &f->args[0]);
   if (!s) return T_UNKNOWN;
@@ -182,18 +263,71 @@ static tri match_path(const lx_rules *rs, const cordon_filter *f, const char *pa
     return strncmp(s, path, strlen(path)) == 0 && s[strlen(path)] == '/' ? T_UNKNOWN : T_NO;
   case CORDON_MATCH_REGEX: {
     if (interior) return regex_interior(s, path);
-    regex_t re;
-    if (regcomp(&re, s, REG_EXTENDED | REG_NOSUB) != 0) return T_UNKNOWN;
-    int rc = regexec(&re, path, 0, NULL, 0);
-    regfree(&re);
-    return rc == 0 ? T_YES : T_NO;
+    lx_accel *a = accel_slot(rs, f);
+    if (!a) return T_UNKNOWN;
+    if (a->re_state == 0) a->re_state = regcomp(&a->re, s, REG_EXTENDED | REG_NOSUB) == 0 ? 1 : 2;
+    if (a->re_state != 1) return T_UNKNOWN;
+    return regexec(&a->re, path, 0, NULL, 0) == 0 ? T_YES : T_NO;
   }
   default:
     return T_UNKNOWN;
   }
 }
 
-static tri match(const lx_rules *rs, const cordon_filter *f, const char *path, bool interior) {
+static tri match(lx_rules *rs, const cordon_filter *f, const char *path, bool interior);
+
+static bool plain_path(const lx_rules *rs, const cordon_filter *c, const char **arg) {
+  if (c->kind != CORDON_F_PATH || c->nargs != 1) return false;
+  if (c->match != CORDON_MATCH_LITERAL && c->match != CORDON_MATCH_SUBPATH) return false;
+  *arg = lx_arg(rs, &c->args[0]);
+  return *arg != NULL;
+}
+
+static bool build_any(lx_rules *rs, lx_accel *a, const cordon_filter *f) {
+  a->lits = calloc(f->nchildren, sizeof *a->lits);
+  a->subs = calloc(f->nchildren, sizeof *a->subs);
+  a->rest = calloc(f->nchildren, sizeof *a->rest);
+  if (!a->lits || !a->subs || !a->rest) return false;
+  for (size_t i = 0; i < f->nchildren; i++) {
+    const char *arg;
+    const cordon_filter *c = f->children[i];
+    if (!plain_path(rs, c, &arg)) a->rest[a->nrest++] = c;
+    else if (c->match == CORDON_MATCH_LITERAL) a->lits[a->nlits++] = arg;
+    else a->subs[a->nsubs++] = arg;
+  }
+  qsort(a->lits, a->nlits, sizeof *a->lits, str_cmp);
+  qsort(a->subs, a->nsubs, sizeof *a->subs, str_cmp);
+  return true;
+}
+
+static tri match_any_fast(lx_rules *rs, const cordon_filter *f, const char *path, bool interior) {
+  lx_accel *a = accel_slot(rs, f);
+  if (!a || (!a->lits && !build_any(rs, a, f))) return T_UNKNOWN;
+  if (!interior && in_sorted(a->lits, a->nlits, path)) return T_YES;
+  if (a->nsubs) {
+    /* a subpath matches when it is the path or one of its ancestors */
+    char buf[CORDON_PATH_MAX];
+    size_t n = strlen(path);
+    if (n < sizeof buf) {
+      memcpy(buf, path, n + 1);
+      if (in_sorted(a->subs, a->nsubs, "/") || in_sorted(a->subs, a->nsubs, buf)) return T_YES;
+      for (size_t i = n; i-- > 1;)
+        if (buf[i] == '/') {
+          buf[i] = '\0';
+          if (in_sorted(a->subs, a->nsubs, buf)) return T_YES;
+        }
+    }
+  }
+  tri r = T_NO;
+  for (size_t i = 0; i < a->nrest && r != T_YES; i++) {
+    tri c = match(rs, a->rest[i], path, interior);
+    if (c == T_YES) r = T_YES;
+    else if (c == T_UNKNOWN) r = T_UNKNOWN;
+  }
+  return r;
+}
+
+static tri match(lx_rules *rs, const cordon_filter *f, const char *path, bool interior) {
   switch (f->kind) {
   case CORDON_F_PATH:
     return match_path(rs, f, path, interior);
@@ -207,6 +341,7 @@ static tri match(const lx_rules *rs, const cordon_filter *f, const char *path, b
     return r;
   }
   case CORDON_F_ANY: {
+    if (f->nchildren >= 8) return match_any_fast(rs, f, path, interior);
     tri r = T_NO;
     for (size_t i = 0; i < f->nchildren && r != T_YES; i++) {
       tri c = match(rs, f->children[i], path, interior);
@@ -225,7 +360,7 @@ static tri match(const lx_rules *rs, const cordon_filter *f, const char *path, b
   }
 }
 
-static tri rule_matches(const lx_rules *rs, const lx_xrule *x, const char *path, bool interior) {
+static tri rule_matches(lx_rules *rs, const lx_xrule *x, const char *path, bool interior) {
   if (x->path) {
     if (!cordon_path_within(x->path, path)) return T_NO;
     if (x->subtree) return T_YES;
@@ -255,7 +390,9 @@ static bool decide_class(lx_rules *rs, int c, const char *path, bool interior, c
         if (!fallback) fallback = x;
         continue;
       }
-      tri t = rule_matches(rs, x, path, interior);
+      size_t id = idx[k];
+      if (rs->memo[id] == 0xff) rs->memo[id] = (unsigned char)rule_matches(rs, x, path, interior);
+      tri t = (tri)rs->memo[id];
       if (t == T_YES) return x->action == CORDON_ALLOW;
       if (t == T_UNKNOWN) {
         report(x, path, notes);
@@ -269,6 +406,7 @@ static bool decide_class(lx_rules *rs, int c, const char *path, bool interior, c
 
 unsigned lx_decide(lx_rules *rs, const char *path, bool interior, cordon_lx_plan *notes) {
   unsigned out = 0;
+  memset(rs->memo, 0xff, rs->count ? rs->count : 1);
   for (int c = 0; c < LX_CLASSES; c++)
     if (decide_class(rs, c, path, interior, notes)) out |= 1u << c;
   return out;

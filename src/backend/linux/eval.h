@@ -36,6 +36,9 @@ typedef struct {
   size_t nparams;
   size_t *index[LX_CLASSES][LX_LEVELS]; /* rule indices naming each level, ascending */
   size_t nindex[LX_CLASSES][LX_LEVELS];
+  unsigned char *memo;        /* per probe: each rule's match, computed once for all classes */
+  struct lx_accel *accel;     /* per filter: sorted path sets and compiled regexes (eval.c) */
+  size_t accel_cap, naccel;
 } lx_rules;
 
 /* Appends the file-relevant rules of an IR policy (others are ignored: Linux has no mach services). */
@@ -43,6 +46,9 @@ bool lx_rules_add_policy(lx_rules *rs, const cordon_policy *p);
 /* Appends a synthetic rule for `classes` on `path` (copied). */
 bool lx_rules_add_path(lx_rules *rs, cordon_action a, unsigned classes, const char *path, bool subtree,
                        const char *source);
+/* Appends an unfiltered rule on the default level of every class. The compiler starts with a deny: a
+ * policy or profile that says nothing grants nothing (a later (allow default) still wins). */
+bool lx_rules_add_default(lx_rules *rs, cordon_action a);
 /* Builds the per-level indices; call once after the last add. */
 bool lx_rules_index(lx_rules *rs);
 void lx_rules_free(lx_rules *rs);
