@@ -243,6 +243,33 @@ static int l_compile(lua_State *L) {
   return compile_at(L, 1, 2, 3, 4, NULL);
 }
 
+/* assembled.sources ({ {name=, line=}, … }) turn "policy:L:C" into "fragment.sb:L:C". */
+static void map_sources(lua_State *L, int assembled, cordon_lx_plan *plan) {
+  if (lua_getfield(L, assembled, "sources") != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return;
+  }
+  size_t n = (size_t)luaL_len(L, -1);
+  const char **names = lua_newuserdatauv(L, (n + 1) * sizeof *names, 0);
+  unsigned *lines = lua_newuserdatauv(L, (n + 1) * sizeof *lines, 0);
+  size_t k = 0;
+  for (size_t i = 1; i <= n; i++) {
+    lua_rawgeti(L, -3, (lua_Integer)i);
+    if (lua_type(L, -1) == LUA_TTABLE) {
+      lua_getfield(L, -1, "name");
+      lua_getfield(L, -2, "line");
+      if (lua_type(L, -2) == LUA_TSTRING && lua_isinteger(L, -1)) {
+        names[k] = lua_tostring(L, -2);  /* kept alive by the sources table */
+        lines[k++] = (unsigned)lua_tointeger(L, -1);
+      }
+      lua_pop(L, 2);
+    }
+    lua_pop(L, 1);
+  }
+  if (!cordon_lx_plan_map_sources(plan, "policy", names, lines, k)) luaL_error(L, "out of memory");
+  lua_pop(L, 3);
+}
+
 static int l_describe(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   lua_settop(L, 2);
@@ -256,6 +283,7 @@ static int l_describe(lua_State *L) {
   cordon_params_free(&ps);
   if (n != 1) return n;
   plan_ud *u = checkplan(L, -1);
+  map_sources(L, 1, u->plan);
   cordon_buf b = CORDON_BUF_INIT;
   cordon_lx_plan_describe(u->plan, &b);
   lua_newtable(L);

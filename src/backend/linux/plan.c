@@ -3,6 +3,7 @@
 
 #include <jansson.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,6 +105,34 @@ bool cordon_lx_plan_note(cordon_lx_plan *p, const char *source, const char *fmt,
 
 bool cordon_lx_plan_skip(cordon_lx_plan *p, const char *source, const char *path) {
   return add_note(&p->skipped, &p->nskipped, &p->skipped_cap, source, dup_or_empty(path));
+}
+
+static bool map_one(char **src, const char *text_name, const char *const *names, const unsigned *lines, size_t n) {
+  size_t tl = strlen(text_name);
+  unsigned line, col;
+  if (strncmp(*src, text_name, tl) != 0 || (*src)[tl] != ':' || sscanf(*src + tl + 1, "%u:%u", &line, &col) != 2)
+    return true;
+  size_t best = n;
+  for (size_t i = 0; i < n; i++)
+    if (lines[i] < line && (best == n || lines[i] >= lines[best])) best = i;
+  if (best == n) return true;
+  cordon_buf b = CORDON_BUF_INIT;
+  cordon_buf_printf(&b, "%s:%u:%u", names[best], line - lines[best], col);
+  char *s = cordon_buf_take(&b);
+  if (!s) return false;
+  free(*src);
+  *src = s;
+  return true;
+}
+
+bool cordon_lx_plan_map_sources(cordon_lx_plan *p, const char *text_name, const char *const *names,
+                                const unsigned *lines, size_t n) {
+  bool ok = true;
+  for (size_t i = 0; ok && i < p->nrules; i++) ok = map_one(&p->rules[i].source, text_name, names, lines, n);
+  for (size_t i = 0; ok && i < p->nmounts; i++) ok = map_one(&p->mounts[i].source, text_name, names, lines, n);
+  for (size_t i = 0; ok && i < p->nnotes; i++) ok = map_one(&p->notes[i].source, text_name, names, lines, n);
+  for (size_t i = 0; ok && i < p->nskipped; i++) ok = map_one(&p->skipped[i].source, text_name, names, lines, n);
+  return ok;
 }
 
 static const char *const class_names[] = {"read", "write", "create", "remove", "exec"};

@@ -89,6 +89,11 @@ bool cordon_lx_plan_note(cordon_lx_plan *p, const char *source, const char *fmt,
     __attribute__((format(printf, 3, 4)));
 bool cordon_lx_plan_skip(cordon_lx_plan *p, const char *source, const char *path);
 
+/* Rewrites sources of the form "<text_name>:LINE:COL" (rules parsed from one assembled text) into
+ * "<fragment>:LINE:COL": section i of the text starts at names[i]'s ";; Source:" line, lines[i]. */
+bool cordon_lx_plan_map_sources(cordon_lx_plan *p, const char *text_name, const char *const *names,
+                                const unsigned *lines, size_t n);
+
 /* "read,write,create,remove,exec" for a class set ("none" when empty). Writes into `out`. */
 void cordon_lx_access_names(unsigned access, cordon_buf *out);
 const char *cordon_mount_kind_name(cordon_mount_kind k);  /* "bind", "hide", "tmpfs" */

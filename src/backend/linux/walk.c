@@ -129,6 +129,7 @@ static bool visit(lx_compiler *cc, const lx_node *n, const walk_state *s, walk_s
       cordon_lx_plan_note(cc->plan, n->source, "%s: a rule on the directory itself denies what its subtree "
                                                "allows; denied for the whole subtree", n->path);
   }
+  if (!is_dir) want &= ~(unsigned)(CORDON_LX_CREATE | CORDON_LX_REMOVE);  /* directory rights: meaningless on a file */
   unsigned add = want & ~s->granted;
   if (add && !cordon_lx_plan_add_rule(cc->plan, n->path, want, is_dir, n->source)) return false;
   out->granted = s->granted | add;
