@@ -110,6 +110,20 @@ local function profile_section(prof, ctx)
   return manager.seatbelt_policy(prof, ctx, { base = false })
 end
 
+-- The Seatbelt section names /tmp, /var and /etc as macOS sees them (/private/…). A linux target
+-- compiles the same text, and there those paths are the plain ones; a host that has a real /private
+-- directory keeps them as they are.
+local function linux_path(req, value)
+  if req.platform ~= "linux" then return value end
+  local rest = value:match("^/private(/.+)$")
+  if not rest then return value end
+  local top = rest:match("^/[^/]+")
+  if (top == "/tmp" or top == "/var" or top == "/etc") and not require("cordon.c.sys").stat("/private") then
+    return rest
+  end
+  return value
+end
+
 local function ensure_newline(s)
   if s == "" or s:sub(-1) == "\n" then return s end
   return s .. "\n"
@@ -215,7 +229,7 @@ function M.assemble(opts)
   ptext, pparams, code = profile_section(prof, req.context)
   if not ptext then return nil, pparams, code end
   for _, kv in ipairs(pparams or {}) do
-    local ok, perr, pcode = add_param(kv[1], kv[2])
+    local ok, perr, pcode = add_param(kv[1], linux_path(req, kv[2]))
     if not ok then return nil, perr, pcode end
   end
   section("cordon: permission profile " .. req.profile_name, "permission profile (" .. req.profile_source .. ")", ptext)

@@ -238,6 +238,36 @@ t.test("the same inputs give byte-identical output", function()
   t.same(a.params, b.params)
 end)
 
+t.test("a linux target names /tmp paths as Linux sees them, in every parameter", function()
+  local p = assert(asm { platform = "linux", workdir = "/tmp/cordon-test-w" })
+  for _, kv in ipairs(p.params) do t.ok(not kv[2]:find("^/private/"), kv[1] .. "=" .. kv[2]) end
+  t.eq(param(p, "WORKDIR"), "/tmp/cordon-test-w")
+end)
+
+t.test("the default profile has network enabled; an explicit profile or --network decides otherwise", function()
+  t.eq(assert(asm {}).network, "enabled")
+  t.eq(assert(asm { profile = "workspace-write" }).network, "restricted")
+  t.eq(assert(asm { profile = "workspace-write", network = "enabled" }).network, "enabled")
+  t.eq(assert(asm { network = "restricted" }).network, "restricted")
+  t.fails("invalid_request", asm { network = "maybe" })
+end)
+
+t.test("the tree decides reads: the profile section grants no whole-disk read and no secret denies", function()
+  local p = assert(asm { platform = "linux" })
+  for _, kv in ipairs(p.params) do
+    t.ok(kv[2] ~= "/", kv[1] .. " is not the root")
+    t.ok(not kv[1]:find("^DENIED_PATH"), kv[1])
+  end
+  local ro = assert(asm { profile = "read-only", platform = "linux" })
+  t.eq(param(ro, "READABLE_ROOT_0"), "/w", "read-only still reads the workdir")
+end)
+
+t.test("git can commit in the workdir: .git is protected by its hooks and config, not as a whole", function()
+  local p = assert(asm { platform = "linux" })
+  t.ok(not p.text:find("\\.git|", 1, true), "no whole-.git protected-metadata regex")
+  t.ok(p.text:find('(subpath "/w/.git/hooks")', 1, true) and p.text:find('(literal "/w/.git/config")', 1, true))
+end)
+
 t.test("a linux target drops darwin-only fragments and keeps linux ones", function()
   local p = assert(asm { platform = "linux", enable = { "electron" } })
   local m = markers(p.text)
