@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "sbpl/parse.h"
+#include "sbpl/writer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -387,6 +388,111 @@ static void import_failures_are_located_errors(void **state) {
   assert_null(p);
 }
 
+
+/* --- round trip with the writer ----------------------------------------------------------------- */
+
+static bool same_filter(const cordon_filter *a, const cordon_filter *b) {
+  if (!a || !b) return a == b;
+  if (a->kind != b->kind || strcmp(a->name, b->name) || a->match != b->match || a->nargs != b->nargs ||
+      a->nchildren != b->nchildren)
+    return false;
+  for (size_t i = 0; i < a->nargs; i++)
+    if (strcmp(a->args[i].text, b->args[i].text) || a->args[i].is_param != b->args[i].is_param) return false;
+  for (size_t i = 0; i < a->nchildren; i++)
+    if (!same_filter(a->children[i], b->children[i])) return false;
+  return true;
+}
+
+static void assert_same_rules(const cordon_policy *a, const cordon_policy *b) {
+  assert_int_equal(a->nrules, b->nrules);
+  for (size_t i = 0; i < a->nrules; i++) {
+    const cordon_rule *x = &a->rules[i], *y = &b->rules[i];
+    assert_int_equal(x->action, y->action);
+    assert_int_equal(x->nops, y->nops);
+    for (size_t k = 0; k < x->nops; k++) assert_string_equal(x->ops[k], y->ops[k]);
+    if (!same_filter(x->filter, y->filter)) fail_msg("rule %zu: filters differ", i);
+    assert_int_equal(x->nmods, y->nmods);
+    for (size_t k = 0; k < x->nmods; k++) {
+      assert_string_equal(x->mods[k].name, y->mods[k].name);
+      if (x->mods[k].arg || y->mods[k].arg) assert_string_equal(x->mods[k].arg, y->mods[k].arg);
+    }
+  }
+}
+
+static cordon_policy *reparse(const cordon_policy *p) {
+  cordon_buf text = CORDON_BUF_INIT;
+  cordon_sbpl_write_error werr;
+  cordon_sbpl_write_status ws = cordon_sbpl_write_policy(p, true, &text, &werr);
+  if (ws != CORDON_SBPL_WRITE_OK) fail_msg("writer refused rule %zu: %s", werr.rule, werr.message);
+  cordon_sbpl_options opt = {.symbolic_params = true, .no_import = true};
+  cordon_policy *back = parse_with(cordon_buf_str(&text), NULL, &opt);
+  assert_int_equal(back->ndiags, 0);
+  cordon_buf_free(&text);
+  return back;
+}
+
+static void ir_written_by_the_writer_reads_back_as_the_same_rules(void **state) {
+  (void)state;
+  cordon_policy *p = cordon_policy_new();
+  cordon_loc loc = {NULL, 0, 0};
+  cordon_rule *r = cordon_policy_add_rule(p, CORDON_DENY, loc);
+  cordon_rule_add_op(r, "default");
+  r = cordon_policy_add_rule(p, CORDON_ALLOW, loc);
+  r->comment = strdup("tools read their config");
+  cordon_rule_add_op(r, "file-read*");
+  cordon_rule_add_op(r, "file-write-data");
+  cordon_filter *all = cordon_filter_new(CORDON_F_ALL, "require-all", CORDON_MATCH_NONE);
+  cordon_filter_add_child(all, cordon_filter_path("subpath", "WRITABLE_ROOT_0", true));
+  cordon_filter *not = cordon_filter_new(CORDON_F_NOT, "require-not", CORDON_MATCH_NONE);
+  cordon_filter_add_child(not, cordon_filter_path("regex", "(^|/)\\.git(/|$)", false));
+  cordon_filter_add_child(all, not);
+  r->filter = all;
+  cordon_rule_add_modifier(r, "report", NULL);
+  r = cordon_policy_add_rule(p, CORDON_ALLOW, loc);
+  cordon_rule_add_op(r, "network-outbound");
+  cordon_filter *any = cordon_filter_new(CORDON_F_ANY, "require-any", CORDON_MATCH_NONE);
+  cordon_filter *net = cordon_filter_new(CORDON_F_NETWORK, "remote", CORDON_MATCH_NONE);
+  cordon_filter_add_arg(net, "tcp", false);
+  cordon_filter_add_arg(net, "localhost:443", false);
+  cordon_filter_add_child(any, net);
+  cordon_filter_add_child(any, cordon_filter_path("literal", "/path with \"quotes\" and \\ back", false));
+  cordon_filter *vt = cordon_filter_new(CORDON_F_VNODE_TYPE, "vnode-type", CORDON_MATCH_NONE);
+  cordon_filter_add_arg(vt, "REGULAR-FILE", false);
+  cordon_filter_add_child(any, vt);
+  cordon_filter *gn = cordon_filter_new(CORDON_F_NAME, "global-name-prefix", CORDON_MATCH_PREFIX);
+  cordon_filter_add_arg(gn, "com.apple.", false);
+  cordon_filter_add_child(any, gn);
+  cordon_filter *ext = cordon_filter_new(CORDON_F_EXTENSION, "extension", CORDON_MATCH_NONE);
+  cordon_filter_add_arg(ext, "com.apple.app-sandbox.read", false);
+  cordon_filter_add_child(any, ext);
+  r->filter = any;
+  r = cordon_policy_add_rule(p, CORDON_DENY, loc);
+  cordon_rule_add_op(r, "process-exec*");
+  r->filter = cordon_filter_path("literal", "/bin/rm", false);
+  cordon_rule_add_modifier(r, "message", "no \"rm\" here");
+  cordon_rule_add_modifier(r, "send-signal", "SIGKILL");
+
+  cordon_policy *back = reparse(p);
+  assert_same_rules(p, back);
+  cordon_policy_free(back);
+  cordon_policy_free(p);
+}
+
+static void parsed_text_written_and_read_again_gives_the_same_rules(void **state) {
+  (void)state;
+  cordon_sbpl_options opt = {.symbolic_params = true};
+  cordon_policy *p = parse_with("(version 1)\n(deny default)\n"
+                                "(allow file-read* (literal \"/dev/random\") (literal \"/dev/urandom\"))\n"
+                                "(allow file-write* (require-all (subpath (param \"W\")) (require-not (literal \"/w/.git\"))))\n"
+                                "(allow mach-lookup (global-name \"com.apple.trustd.agent\") (with no-log))\n"
+                                "(deny file-write* (regex #\"\\.ssh/\") (with message \"keys\"))\n",
+                                NULL, &opt);
+  cordon_policy *back = reparse(p);
+  assert_same_rules(p, back);
+  cordon_policy_free(back);
+  cordon_policy_free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(an_allow_becomes_a_located_rule_with_its_text),
@@ -404,6 +510,8 @@ int main(void) {
     cmocka_unit_test(evaluation_errors_name_file_line_and_column),
     cmocka_unit_test(runaway_programs_stop_with_a_limit_error),
     cmocka_unit_test(tail_calls_run_in_constant_depth),
+    cmocka_unit_test(ir_written_by_the_writer_reads_back_as_the_same_rules),
+    cmocka_unit_test(parsed_text_written_and_read_again_gives_the_same_rules),
     cmocka_unit_test_setup_teardown(imports_search_import_dirs_then_the_importing_files_directory, make_dir, remove_dir),
     cmocka_unit_test_setup_teardown(import_failures_are_located_errors, make_dir, remove_dir),
   };
