@@ -2,8 +2,10 @@
  * operation's fallback chain (docs/sbpl-semantics.md). */
 #include "sbpl/decide.h"
 
+#include "sbpl/decide_index.h"
 #include "sbpl/ops.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@ typedef struct {
   size_t *filtered; /* rule indexes in policy order */
   size_t nfiltered, cap;
   long unfiltered;  /* the last unfiltered rule, -1 when none */
+  cordon_path_index index; /* answers path queries for the plain rules among `filtered` */
 } bucket;
 
 struct cordon_decider {
@@ -19,6 +22,7 @@ struct cordon_decider {
   bucket *buckets;  /* one per operation index (cordon_sbpl_op_index) */
   unsigned nbuckets;
   int default_index;
+  int *parent;      /* parent operation index per operation index, -1 for default */
   char **where;     /* "file:line:col" per rule, made once so batch answers need no formatting */
   size_t nwhere;    /* kept apart from the policy: freeing a decider never touches its policy */
   char **params;    /* owned copies: key, value, … */
@@ -67,11 +71,16 @@ cordon_decider *cordon_decider_new(cordon_policy *policy, const char *const *par
   d->nbuckets = cordon_sbpl_op_count();
   d->default_index = cordon_sbpl_op_index("default");
   d->buckets = calloc(d->nbuckets, sizeof *d->buckets);
+  d->parent = calloc(d->nbuckets, sizeof *d->parent);
   d->where = calloc(policy->nrules ? policy->nrules : 1, sizeof *d->where);
   d->nwhere = policy->nrules;
   d->params = calloc(nparams ? 2 * nparams : 1, sizeof *d->params);
-  if (!d->buckets || !d->where || !d->params) goto fail;
-  for (unsigned i = 0; i < d->nbuckets; i++) d->buckets[i].unfiltered = -1;
+  if (!d->buckets || !d->where || !d->params || !d->parent) goto fail;
+  for (unsigned i = 0; i < d->nbuckets; i++) d->parent[i] = cordon_sbpl_op_parent_index((int)i);
+  for (unsigned i = 0; i < d->nbuckets; i++) {
+    d->buckets[i].unfiltered = -1;
+    d->buckets[i].index.root = -1;
+  }
   for (size_t i = 0; i < 2 * nparams; i++)
     if (!(d->params[i] = strdup(params[i] ? params[i] : ""))) goto fail;
   d->nparams = nparams;
@@ -91,6 +100,10 @@ cordon_decider *cordon_decider_new(cordon_policy *policy, const char *const *par
       }
     }
   }
+  for (unsigned i = 0; i < d->nbuckets; i++) {
+    bucket *b = &d->buckets[i];
+    if (b->nfiltered && !cordon_path_index_build(&b->index, policy, b->filtered, b->nfiltered)) goto fail;
+  }
   return d;
 fail:
   cordon_decider_free(d);
@@ -100,8 +113,12 @@ fail:
 void cordon_decider_free(cordon_decider *d) {
   if (!d) return;
   if (d->buckets)
-    for (unsigned i = 0; i < d->nbuckets; i++) free(d->buckets[i].filtered);
+    for (unsigned i = 0; i < d->nbuckets; i++) {
+      free(d->buckets[i].filtered);
+      cordon_path_index_free(&d->buckets[i].index);
+    }
   free(d->buckets);
+  free(d->parent);
   if (d->where)
     for (size_t i = 0; i < d->nwhere; i++) free(d->where[i]);
   free(d->where);
@@ -118,22 +135,23 @@ static void decided(cordon_decision *out, const cordon_rule *r, bool filtered) {
   out->action = r->action;
 }
 
-cordon_decide_status cordon_decide(cordon_decider *d, const char *op, const char *target,
-                                   const cordon_fact *facts, size_t nfacts, cordon_decision *out,
-                                   char *err, size_t errcap) {
-  memset(out, 0, sizeof *out);
-  const char *canonical = cordon_sbpl_op_canonical(op);
-  if (!canonical) {
-    snprintf(err, errcap, "unknown operation '%s'", op);
-    return CORDON_DECIDE_UNKNOWN_OPERATION;
-  }
+/* cordon_decide once the operation is known by its table index (batch mode resolves it once per run of
+ * equal operation names). */
+static cordon_decide_status decide_index(cordon_decider *d, int index, const char *target,
+                                         const cordon_fact *facts, size_t nfacts, cordon_decision *out,
+                                         char *err, size_t errcap) {
+  out->by = CORDON_BY_NOTHING;
+  out->rule = NULL;
+  out->nchain = 0;
+  out->nassumed = 0;
+  const char *canonical = cordon_sbpl_op_at((unsigned)index);
   out->op = canonical;
   cordon_target t;
   if (!cordon_target_parse(canonical, target, &t, err, errcap)) return CORDON_DECIDE_BAD_TARGET;
   cordon_match_ctx ctx = {.facts = facts, .nfacts = nfacts,
                           .params = (const char *const *)d->params, .nparams = d->nparams};
-  bool covered = cordon_sbpl_op_default_covers(canonical);
-  for (int i = cordon_sbpl_op_index(canonical); i >= 0; i = cordon_sbpl_op_parent_index(i)) {
+  bool covered = cordon_sbpl_op_default_covers_index(index);
+  for (int i = index; i >= 0; i = d->parent[i]) {
     if (i == d->default_index && !covered) {
       out->by = CORDON_BY_UNCOVERED;
       out->action = CORDON_ALLOW;
@@ -141,7 +159,14 @@ cordon_decide_status cordon_decide(cordon_decider *d, const char *op, const char
     }
     if (out->nchain < CORDON_DECISION_MAX_CHAIN) out->chain[out->nchain++] = cordon_sbpl_op_at((unsigned)i);
     const bucket *b = &d->buckets[i];
-    for (size_t k = b->nfiltered; k-- > 0;) {
+    /* Path queries: the index gives the last plain rule that matches; only the other rules after it
+     * need testing. Other targets test every filtered rule, last first. */
+    bool indexed = t.kind == CORDON_TARGET_PATH && b->index.complex;
+    long best = indexed ? cordon_path_index_best(&b->index, t.text, t.len) : -1;
+    size_t nscan = indexed ? b->index.ncomplex : b->nfiltered;
+    for (size_t c = nscan; c-- > 0;) {
+      size_t k = indexed ? b->index.complex[c] : c;
+      if ((long)k < best) break;
       cordon_rule *r = &d->policy->rules[b->filtered[k]];
       ctx.missing = NULL;
       ctx.missing_is_param = false;
@@ -159,6 +184,10 @@ cordon_decide_status cordon_decide(cordon_decider *d, const char *op, const char
         out->nassumed++;
       }
     }
+    if (best >= 0) {
+      decided(out, &d->policy->rules[b->filtered[best]], true);
+      return CORDON_DECIDE_OK;
+    }
     if (b->unfiltered >= 0) {
       decided(out, &d->policy->rules[b->unfiltered], false);
       return CORDON_DECIDE_OK;
@@ -167,6 +196,19 @@ cordon_decide_status cordon_decide(cordon_decider *d, const char *op, const char
   out->by = CORDON_BY_NOTHING;
   out->action = CORDON_ALLOW;
   return CORDON_DECIDE_OK;
+}
+
+cordon_decide_status cordon_decide(cordon_decider *d, const char *op, const char *target,
+                                   const cordon_fact *facts, size_t nfacts, cordon_decision *out,
+                                   char *err, size_t errcap) {
+  int index = cordon_sbpl_op_index(op);
+  if (index < 0) index = cordon_sbpl_op_index(cordon_sbpl_op_canonical(op));
+  if (index < 0) {
+    memset(out, 0, sizeof *out);
+    snprintf(err, errcap, "unknown operation '%s'", op);
+    return CORDON_DECIDE_UNKNOWN_OPERATION;
+  }
+  return decide_index(d, index, target, facts, nfacts, out, err, errcap);
 }
 
 /* ---- batch -------------------------------------------------------------------------------------- */
@@ -229,7 +271,8 @@ size_t cordon_decide_batch(cordon_decider *d, const char *input, size_t len, boo
                            size_t *nerrors) {
   size_t answered = 0, errors = 0;
   char opbuf[128], *tbuf = NULL, err[256];
-  size_t tcap = 0;
+  size_t tcap = 0, cached_len = SIZE_MAX;
+  int cached = -1;
   const char *p = input, *end = input + len;
   while (p < end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -256,8 +299,14 @@ size_t cordon_decide_batch(cordon_decider *d, const char *input, size_t len, boo
       errors++;
       continue;
     }
-    memcpy(opbuf, s, oplen);
-    opbuf[oplen] = '\0';
+    /* queries come in runs of one operation: resolve its name only when it changes */
+    if (oplen != cached_len || memcmp(opbuf, s, oplen) != 0) {
+      memcpy(opbuf, s, oplen);
+      opbuf[oplen] = '\0';
+      cached_len = oplen;
+      cached = cordon_sbpl_op_index(opbuf);
+      if (cached < 0) cached = cordon_sbpl_op_index(cordon_sbpl_op_canonical(opbuf));
+    }
     if (tlen + 1 > tcap) {
       size_t n = tcap ? tcap : 256;
       while (n < tlen + 1) n *= 2;
@@ -277,7 +326,13 @@ size_t cordon_decide_batch(cordon_decider *d, const char *input, size_t len, boo
       errors++;
       continue;
     }
-    if (cordon_decide(d, opbuf, tbuf, NULL, 0, &dec, err, sizeof err) != CORDON_DECIDE_OK) {
+    if (cached < 0) {
+      snprintf(err, sizeof err, "unknown operation '%s'", opbuf);
+      answer(out, json, "error", s, oplen, ts, tlen, err, true);
+      errors++;
+      continue;
+    }
+    if (decide_index(d, cached, tbuf, NULL, 0, &dec, err, sizeof err) != CORDON_DECIDE_OK) {
       answer(out, json, "error", s, oplen, ts, tlen, err, true);
       errors++;
       continue;

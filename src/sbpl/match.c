@@ -198,7 +198,9 @@ static cordon_tri compare(cordon_filter *f, const char *pattern, const char *s, 
     return slen >= pl && !memcmp(pattern, s, pl) ? CORDON_TRI_YES : CORDON_TRI_NO;
   case CORDON_MATCH_REGEX: {
     cordon_regex *re = f->compiled;
-    if (!re || strcmp(cordon_regex_source(re), pattern) != 0) {
+    /* compiled once; a -D parameter may give the same filter another pattern, so check then */
+    if (!re || (f->nargs == 1 && f->args[0].is_param && strcmp(cordon_regex_source(re), pattern) != 0) ||
+        (f->nargs > 1 && strcmp(cordon_regex_source(re), pattern) != 0)) {
       /* first use, or a parameter whose value differs from the cached one */
       if (f->compiled && f->compiled_free) f->compiled_free(f->compiled);
       f->compiled = re = cordon_regex_new(pattern, NULL, 0);

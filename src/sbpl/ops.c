@@ -239,6 +239,10 @@ bool cordon_sbpl_op_default_covers(const char *canonical) {
   return i >= 0 && !ops[i].uncovered;
 }
 
+bool cordon_sbpl_op_default_covers_index(int index) {
+  return index >= 0 && (unsigned)index < NOPS && !ops[index].uncovered;
+}
+
 bool cordon_sbpl_op_within(const char *op, const char *canonical) {
   int want = cordon_sbpl_op_index(canonical);
   if (want < 0) return false;

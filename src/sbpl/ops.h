@@ -32,4 +32,6 @@ const char *cordon_sbpl_op_at(unsigned i);
 int cordon_sbpl_op_index(const char *name);
 int cordon_sbpl_op_parent_index(int index);
 unsigned cordon_sbpl_op_count(void);
+/* cordon_sbpl_op_default_covers by index (false for -1). */
+bool cordon_sbpl_op_default_covers_index(int index);
 #endif

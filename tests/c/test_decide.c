@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sbpl/decide.h"
+#include "sbpl/ops.h"
 
 static unsigned next_line;
 
@@ -223,6 +224,85 @@ static void batch_answers_one_line_per_query_line_in_order(void **state) {
   cordon_policy_free(p);
 }
 
+/* The reference: the algorithm as written in the docs, one rule at a time, no index. */
+static cordon_action brute(cordon_policy *p, const char *op, const char *path, unsigned *line) {
+  cordon_target t;
+  char err[64];
+  cordon_match_ctx ctx = {0};
+  for (const char *o = op; o; o = cordon_sbpl_op_parent(o)) {
+    cordon_target_parse(o, path, &t, err, sizeof err);
+    const cordon_rule *unfiltered = NULL;
+    for (size_t i = p->nrules; i-- > 0;) {
+      cordon_rule *r = &p->rules[i];
+      if (strcmp(r->ops[0], o) != 0) continue;
+      if (!r->filter) {
+        if (!unfiltered) unfiltered = r;
+        continue;
+      }
+      if (cordon_filter_match(r->filter, &t, &ctx) == CORDON_TRI_YES) {
+        *line = r->loc.line;
+        return r->action;
+      }
+    }
+    if (unfiltered) {
+      *line = unfiltered->loc.line;
+      return unfiltered->action;
+    }
+  }
+  *line = 0;
+  return CORDON_ALLOW;
+}
+
+static void the_path_index_agrees_with_testing_every_rule(void **state) {
+  (void)state;
+  static const char *const ops[] = {"file-read-data", "file-read*", "file*", "file-write*", "default"};
+  static const char *const kinds[] = {"literal", "subpath", "prefix", "regex", "subpath"};
+  static const char *const paths[] = {"/", "/a", "/a/b", "/a/bc", "/a/b/c", "/ab", "/a/", "/b", "/b/a/b",
+                                      "/a//b", "/c/d/e/f"};
+  unsigned seed = 12345;
+  for (int round = 0; round < 300; round++) {
+    cordon_policy *p = fresh();
+    int n = 1 + (int)((seed = seed * 1103515245 + 12345) >> 16) % 12;
+    for (int i = 0; i < n; i++) {
+      seed = seed * 1103515245 + 12345;
+      const char *op = ops[(seed >> 16) % 5];
+      cordon_action a = (seed >> 20) & 1 ? CORDON_DENY : CORDON_ALLOW;
+      if (((seed >> 22) & 7) == 0) {
+        add(p, a, op, NULL);
+        continue;
+      }
+      cordon_rule *r = add(p, a, op, NULL);
+      int alts = 1 + (int)((seed >> 25) % 3);
+      cordon_filter *any = alts > 1 ? cordon_filter_new(CORDON_F_ANY, "require-any", CORDON_MATCH_NONE) : NULL;
+      for (int k = 0; k < alts; k++) {
+        seed = seed * 1103515245 + 12345;
+        const char *kind = kinds[(seed >> 16) % 5];
+        const char *arg = paths[(seed >> 19) % 11];
+        cordon_filter *f = cordon_filter_path(kind, arg, false);
+        if (any) cordon_filter_add_child(any, f);
+        else r->filter = f;
+      }
+      if (any) r->filter = any;
+    }
+    cordon_decider *d = cordon_decider_new(p, NULL, 0);
+    for (size_t q = 0; q < sizeof paths / sizeof paths[0]; q++) {
+      for (int o = 0; o < 2; o++) {
+        const char *op = o ? "file-write-data" : "file-read-data";
+        cordon_decision dec;
+        char err[64];
+        assert_int_equal(cordon_decide(d, op, paths[q], NULL, 0, &dec, err, sizeof err), CORDON_DECIDE_OK);
+        unsigned line;
+        cordon_action want = brute(p, op, paths[q], &line);
+        if (dec.action != want || (dec.rule ? dec.rule->loc.line : 0) != line)
+          fail_msg("round %d, %s %s: index says line %u, reference says line %u", round, op, paths[q],
+                   dec.rule ? dec.rule->loc.line : 0, line);
+      }
+    }
+    cordon_decider_free(d);
+    cordon_policy_free(p);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(the_last_matching_filtered_rule_wins),
@@ -236,6 +316,7 @@ int main(void) {
       cmocka_unit_test(unknown_facts_are_reported_and_assumed_not_to_match),
       cmocka_unit_test(bad_queries_are_refused_with_a_reason),
       cmocka_unit_test(batch_answers_one_line_per_query_line_in_order),
+      cmocka_unit_test(the_path_index_agrees_with_testing_every_rule),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
