@@ -422,7 +422,8 @@ local PERSISTENCE = {
   "~/.oh-my-zsh", "~/.zcompdump", "~/.config/mise", "~/.agents", "~/AGENTS.md", "~/.local/share/gh/extensions",
   "~/.docker/cli-plugins", "~/.krew", "~/.mix", "~/.dotnet/tools", "~/perl5", "~/.sdkman/candidates",
   "~/.lldbinit", "~/.gdbinit", "~/.local/share/opencode/bin", "~/.config/opencode",
-  "~/Library/Application Support/Claude/claude_desktop_config.json",
+  "~/Library/Application Support/Claude/claude_desktop_config.json", "~/.aws/config", "~/.aws/credentials",
+  "~/.kube/config", "~/.gnupg/gpg-agent.conf", "~/.gnupg/gpg.conf", "~/.config/k9s", "~/.ssh/rc",
 }
 
 -- The last rule in `rules` that decides a write of `target`: SBPL's "last matching filtered rule wins",
