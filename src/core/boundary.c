@@ -88,15 +88,18 @@ static bool grant_covers(const cordon_expansion_entry *a, const cordon_expansion
 }
 
 void cordon_expansion_compact(cordon_expansion *x) {
-  size_t kept = 0;
-  for (size_t i = 0; i < x->count; i++) {
-    bool covered = false;
-    for (size_t j = 0; j < x->count && !covered; j++) {
+  /* Decide every drop before freeing anything: later comparisons still need the dropped paths. */
+  bool drop[CORDON_EXPANSION_MAX_ENTRIES] = {false};
+  for (size_t i = 0; i < x->count && i < CORDON_EXPANSION_MAX_ENTRIES; i++) {
+    for (size_t j = 0; j < x->count && !drop[i]; j++) {
       if (i == j || !grant_covers(&x->entries[j], &x->entries[i])) continue;
       /* Two identical grants cover each other: keep the first one. */
-      covered = !grant_covers(&x->entries[i], &x->entries[j]) || j < i;
+      drop[i] = !grant_covers(&x->entries[i], &x->entries[j]) || j < i;
     }
-    if (covered) {
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < x->count; i++) {
+    if (i < CORDON_EXPANSION_MAX_ENTRIES && drop[i]) {
       x->bytes -= strlen(x->entries[i].path);
       free(x->entries[i].path);
     } else {
