@@ -5,6 +5,7 @@
 #include <string.h>
 
 #define ARENA_CHUNK ((size_t)64 << 10)
+#define ARENA_CHUNK_MAX ((size_t)1 << 20)
 #define ARENA_ALIGN 16
 
 typedef struct chunk {
@@ -16,6 +17,7 @@ typedef struct chunk {
 struct cordon_arena {
   chunk *head;
   size_t total, limit;
+  size_t next_cap; /* size of the next ordinary chunk */
   bool over;
 };
 
@@ -34,7 +36,8 @@ void cordon_arena_free(cordon_arena *a) {
   free(a);
 }
 
-void *cordon_arena_alloc(cordon_arena *a, size_t n) {
+/* Uninitialized memory: for strings, which are written in full right away. */
+static void *arena_raw(cordon_arena *a, size_t n) {
   if (n > ((size_t)1 << 40)) {
     a->over = true;
     return NULL;
@@ -46,31 +49,40 @@ void *cordon_arena_alloc(cordon_arena *a, size_t n) {
   }
   chunk *c = a->head;
   if (!c || c->cap - c->used < n) {
-    /* Large requests get a chunk of their own, placed behind the current one so its free space stays
-     * in use. */
-    size_t cap = n > ARENA_CHUNK / 4 ? n : ARENA_CHUNK;
+    /* Chunks double up to ARENA_CHUNK_MAX so a big policy costs few mallocs; a request larger than a
+     * quarter chunk gets a chunk of its own, placed behind the current one so that one's free space
+     * stays in use. */
+    size_t normal = a->next_cap ? a->next_cap : ARENA_CHUNK;
+    bool own = n > normal / 4;
+    size_t cap = own ? n : normal;
     chunk *fresh = malloc(sizeof *fresh + cap);
     if (!fresh) return NULL;
     fresh->used = 0;
     fresh->cap = cap;
-    if (c && cap != ARENA_CHUNK) {
+    if (c && own) {
       fresh->next = c->next;
       c->next = fresh;
     } else {
       fresh->next = c;
       a->head = fresh;
+      if (!own && normal < ARENA_CHUNK_MAX) a->next_cap = normal * 2;
     }
     c = fresh;
   }
   void *p = c->data + c->used;
   c->used += n;
   a->total += n;
-  memset(p, 0, n);
+  return p;
+}
+
+void *cordon_arena_alloc(cordon_arena *a, size_t n) {
+  void *p = arena_raw(a, n);
+  if (p) memset(p, 0, n);
   return p;
 }
 
 char *cordon_arena_strndup(cordon_arena *a, const char *s, size_t n) {
-  char *p = cordon_arena_alloc(a, n + 1);
+  char *p = arena_raw(a, n + 1);
   if (!p) return NULL;
   if (n) memcpy(p, s, n);
   p[n] = 0;

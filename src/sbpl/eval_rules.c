@@ -13,6 +13,9 @@
 
 #define PRIM(fname) static cordon_datum *fname(ev *e, const struct cordon_eval_prim *self, cordon_datum **args, int n, cordon_datum *call)
 
+/* An undefined (param "X") evaluates to #f, which is how most "got #f" errors start. */
+#define HINT_PARAM " (an undefined (param \"…\") is #f: pass it with -D NAME=VALUE)"
+
 /* --- filters ------------------------------------------------------------------------------------ */
 
 static const char *arg_text(ev *e, cordon_datum *v, const char *fname, cordon_datum *call, bool *is_param) {
@@ -27,8 +30,8 @@ static const char *arg_text(ev *e, cordon_datum *v, const char *fname, cordon_da
     return ev_need(e, cordon_arena_strndup(e->a, buf, (size_t)len));
   }
   default:
-    ev_fail(e, call, CORDON_SBPL_EVAL, "%s: expected a string, got %s%s", fname,
-            v->kind == CORDON_D_BOOL ? "" : "a ", cordon_datum_kind_name(v));
+    ev_fail(e, call, CORDON_SBPL_EVAL, "%s: expected a string, got %s%s%s", fname, v->kind == CORDON_D_BOOL ? "" : "a ",
+            cordon_datum_kind_name(v), v->kind == CORDON_D_BOOL && !v->u.b ? HINT_PARAM : "");
   }
 }
 
@@ -58,8 +61,8 @@ cordon_datum *ev_make_filter(ev *e, const struct cordon_eval_prim *self, const c
       ev_fail(e, call, CORDON_SBPL_EVAL, "%s: expected a filter, got %s%s", name, v->kind == CORDON_D_BOOL ? "" : "a ",
               cordon_datum_kind_name(v));
     if (f->kind == CORDON_F_PATH && v->kind != CORDON_D_STR && v->kind != CORDON_D_PARAM)
-      ev_fail(e, call, CORDON_SBPL_EVAL, "%s: expected a string, got %s%s", name, v->kind == CORDON_D_BOOL ? "" : "a ",
-              cordon_datum_kind_name(v));
+      ev_fail(e, call, CORDON_SBPL_EVAL, "%s: expected a string, got %s%s%s", name, v->kind == CORDON_D_BOOL ? "" : "a ",
+              cordon_datum_kind_name(v), v->kind == CORDON_D_BOOL && !v->u.b ? HINT_PARAM : "");
     eval_arg *a = &f->args[f->nargs++];
     a->text = arg_text(e, v, name, call, &a->is_param);
   }

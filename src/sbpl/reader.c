@@ -82,6 +82,10 @@ static size_t utf8_len(const char *s, size_t i, size_t n, uint32_t *cp) {
 static void check_utf8(reader *r, const char *s, size_t n, size_t at, const char *what) {
   uint32_t cp;
   for (size_t k = 0; k < n;) {
+    if ((unsigned char)s[k] < 0x80) { /* the common case: plain ASCII */
+      k++;
+      continue;
+    }
     size_t l = utf8_len(s, k, n, &cp);
     if (!l) fail_at(r, at, CORDON_SBPL_SYNTAX, "invalid UTF-8 in %s", what);
     k += l;

@@ -98,4 +98,39 @@ t.test("misuse raises", function()
   t.ok(not pcall(sbpl.parse, "(allow default)", "x", nil, { import_dirs = "nope" }))
 end)
 
+-- A generated 150 KB policy in the style of the staged fragments (helpers, params, several filters per
+-- rule, regexes, modifiers). Goal: parse + evaluate in under 5 ms (issue 4). The assertion leaves room
+-- for a loaded machine; CORDON_BENCH=1 prints the measurement.
+t.test("a 150 KB policy parses and evaluates in a few milliseconds", function()
+  local parts = { "(version 1)\n(deny default)\n(define HOME_DIR (param \"HOME_DIR\"))\n",
+    "(define (home-subpath rel) (subpath (string-append HOME_DIR rel)))\n",
+    "(define (home-literal rel) (literal (string-append HOME_DIR rel)))\n" }
+  local size, i = 0, 0
+  while size < 150 * 1024 do
+    i = i + 1
+    local chunk = string.format(";; grant %d: a tool needs its cache\n(allow file-read* file-write*\n"
+      .. "  (home-subpath \"/.cache/tool%d\")\n  (literal \"/usr/local/share/tool%d/config.json\")\n"
+      .. "  (regex #\"^/private/var/folders/[^/]+/tool%d\"))\n"
+      .. "(deny file-write* (home-literal \"/.tool%drc\") (with message \"protected\"))\n"
+      .. "(allow mach-lookup (global-name \"com.example.tool%d\"))\n", i, i, i, i, i, i)
+    parts[#parts + 1] = chunk
+    size = size + #chunk
+  end
+  local text = table.concat(parts)
+  local params = { { "HOME_DIR", "/Users/u" } }
+  local best, rules = math.huge, 0
+  for _ = 1, 10 do
+    local t0 = os.clock()
+    local p = assert(sbpl.parse(text, "bench.sb", params))
+    best = math.min(best, os.clock() - t0)
+    rules = p:count()
+    p:close()
+  end
+  if os.getenv("CORDON_BENCH") then
+    print(string.format("parse: %d bytes, %d rules, best of 10: %.2f ms", #text, rules, best * 1000))
+  end
+  t.eq(rules, 3 * i + 1)
+  if not os.getenv("CORDON_SANITIZED") then t.ok(best < 0.010, string.format("%.2f ms is too slow", best * 1000)) end
+end)
+
 return t.finish()
