@@ -110,8 +110,8 @@ cordon_lx_status cordon_lx_landlock_apply(const cordon_lx_plan *plan, int abi, c
     bool is_dir = fstat(pfd, &st) == 0 && S_ISDIR(st.st_mode);
     struct landlock_path_beneath_attr pb = {.allowed_access = cordon_lx_landlock_rights(r->access, is_dir, abi),
                                             .parent_fd = pfd};
-    if (pb.allowed_access &&
-        syscall(__NR_landlock_add_rule, fd, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0) {
+    if (pb.allowed_access && syscall(__NR_landlock_add_rule, fd, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0 &&
+        errno != EBADFD) {  /* EBADFD: not a file Landlock can hold (a pipe behind /dev/stdin): skipped */
       cordon_buf tmp = CORDON_BUF_INIT;
       cordon_lx_landlock_right_names(pb.allowed_access, &tmp);
       cordon_buf_printf(msg, "landlock_add_rule %s [%s] (%s): %s", r->path,

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# tests/enforce/test_fs.sh — the filesystem under `cordon run` (workspace-write, default tree), as root
+# and as an unprivileged user: what the workdir allows, and every denied case leaving its target unchanged.
+. "$(dirname "$0")/lib.sh"
+
+for u in $USERS; do
+  new_case "$u"
+
+  # --- allowed -------------------------------------------------------------------------------------
+  check "$u: reads and writes inside the workdir" sbx "$u" -- sh -c 'cat file >/dev/null && echo new >new && mkdir d && mv new d/ && rm -r d'
+  check "$u: reads system files" sbx "$u" -- sh -c 'cat /etc/passwd >/dev/null && ls /usr/bin >/dev/null'
+  check "$u: runs sh and env" sbx "$u" -- sh -c 'env >/dev/null && sh -c true'
+  if command -v python3 >/dev/null; then
+    check "$u: runs python3" sbx "$u" -- python3 -c 'print(1)'
+  fi
+  check "$u: writes /dev/null" sbx "$u" -- sh -c 'echo x >/dev/null'
+  check "$u: git commit in the workdir (objects, index, refs writable)" \
+    sbx "$u" -- sh -c 'echo c >c.txt && git add c.txt && git -c user.email=t@example.com -c user.name=t commit -q -m c'
+  check "$u: the commit is there afterwards" test "$(git -c safe.directory="*" -C "$W" log --format=%s -1)" = c
+
+  # --- denied, target unchanged ---------------------------------------------------------------------
+  # denied "description" TARGET CMD…: the command runs inside the sandbox and fails (exit 42 comes only
+  # from the inner shell, so cordon's own failure cannot pass for a denial), and TARGET keeps its state
+  denied() {
+    local d=$1 target=$2
+    shift 2
+    local before after rc
+    before=$(state "$target")
+    sbx "$u" -- sh -c '"$@" || exit 42' sh "$@" >/dev/null 2>&1
+    rc=$?
+    if [ "$rc" -ne 42 ]; then bad "$u: $d (exit $rc, expected the command to run and fail)"; return; fi
+    after=$(state "$target")
+    if [ "$before" = "$after" ]; then ok "$u: $d"; else bad "$u: $d (target changed: $before -> $after)"; fi
+  }
+  denied "write outside the workdir" "$O/file" sh -c "echo evil >'$O/file'"
+  denied "create a file outside the workdir" "$O/new" sh -c "echo evil >'$O/new'"
+  denied "read ~/.ssh/id_*" "$H/.ssh/id_ed25519" cat "$H/.ssh/id_ed25519"
+  denied "read a cloud credentials file" "$H/.aws/credentials" cat "$H/.aws/credentials"
+  denied "write .git/hooks/*" "$W/.git/hooks/pre-commit" sh -c 'echo evil >.git/hooks/pre-commit'
+  denied "write .git/config" "$W/.git/config" sh -c 'echo "[core] fsmonitor = evil" >>.git/config'
+  denied "write ~/.bashrc" "$H/.bashrc" sh -c "echo evil >>'$H/.bashrc'"
+  rm -rf "$W/.git/hooks"
+  denied "create a missing protected path (.git/hooks)" "$W/.git/hooks" sh -c 'mkdir -p .git/hooks/x || mkdir .git/hooks'
+  check "$u: no placeholder is left behind" test "$(state "$W/.git/hooks")" = absent
+  denied "create a missing protected directory (.agents)" "$W/.agents" sh -c 'mkdir -p .agents/x'
+  check "$u: no placeholder is left behind (.agents)" test "$(state "$W/.agents")" = absent
+  ln -s "$O/file" "$W/link-out"
+  denied "write outside through a symlink in the workdir" "$O/file" sh -c 'echo evil >link-out'
+  denied "hardlink a file from outside into the workdir" "$W/hard" ln "$O/file" hard
+  denied "rename an ancestor of a mask (.git) to get around it" "$W/.git" sh -c 'mv .git .git-moved'
+  mkdir -p "$W/.git/hooks"
+  denied "replace .git/hooks by renaming" "$W/.git/hooks" sh -c 'mv .git/hooks .git/hooks-old'
+  denied "write outside through /proc/self/root" "$O/file" sh -c "echo evil >/proc/self/root'$O/file'"
+  as "$u" "$O" "$H" sleep 30 &
+  BG_PIDS="$BG_PIDS $!"
+  sleep 0.3
+  outside_pid=$(pgrep -n -u "$u" -x sleep || true)
+  if [ -n "$outside_pid" ]; then
+    denied "reach a file through /proc/<pid>/cwd of a process outside" "$O/file" sh -c "echo evil >/proc/$outside_pid/cwd/file"
+    denied "read /proc/<pid>/cwd of a process outside" "$O/file" ls "/proc/$outside_pid/cwd/"
+  else
+    bad "$u: could not start a process outside the sandbox"
+  fi
+done
+finish
