@@ -132,7 +132,11 @@ end
 -- An appended profile: SBPL text as is, or a restricted Lua profile script compiled to IR and written.
 local function appended_text(path)
   if path:sub(-4) == ".lua" then
-    local rules, err, code = require("cordon.luaprofile").load(path)
+    local ok, luaprofile = pcall(require, "cordon.luaprofile")
+    if not ok or type(luaprofile) ~= "table" or type(luaprofile.load) ~= "function" then
+      return nil, "invalid_request: this build cannot run Lua profile scripts (" .. path .. ")", "invalid_request"
+    end
+    local rules, err, code = luaprofile.load(path)
     if not rules then return nil, err, code end
     return write_rules(rules)
   end
@@ -159,6 +163,28 @@ local function build_env(req, defaults)
     return { mode = req.env_mode, vars = nil, unavailable = true }
   end
   return env.build { mode = req.env_mode, pass = req.env_pass, defaults = defaults, environ = req.environ }
+end
+
+-- "policy:LINE:COL: msg" from the reader, told as "SOURCE:LINE:COL: msg" of the fragment or file it is in.
+local function map_error(msg, sources)
+  local line, col, rest = msg:match("policy:(%d+):(%d+):%s*(.*)$")
+  if not line then return msg end
+  line = tonumber(line)
+  local src
+  for _, s in ipairs(sources) do if s.line <= line then src = s end end
+  if not src then return msg end
+  return "profile_error: " .. src.name .. ":" .. (line - src.line) .. ":" .. col .. ": " .. rest
+end
+
+-- Reads the assembled text back when part of it came from outside the built-in tree (appended
+-- profiles, a --profiles-dir tree), so a syntax error is reported with its file:line before anything
+-- runs. The built-in tree is checked by the test suite instead, which keeps the common path fast.
+local function validate(text, params, sources)
+  local sbpl = require "cordon.sbpl"
+  if type(sbpl.parse) ~= "function" then return true end
+  local policy, err, code = sbpl.parse(text, "policy", params, {})
+  if not policy then return nil, map_error(err, sources), code == "parse_error" and "profile_error" or code end
+  return true
 end
 
 -- Assembles the policy. `opts` takes the CLI's option names with `_` for `-`, or a request built by
@@ -255,6 +281,12 @@ function M.assemble(opts)
   if not text then return nil, err, code end
   section("cordon: final denies", "the policy's own inputs stay read-only", text)
 
+  local full = table.concat(chunks)
+  if #req.append_profile > 0 or req.profiles_dir then
+    local ok, verr, vcode = validate(full, params, sources)
+    if not ok then return nil, verr, vcode end
+  end
+
   local defaults, default_from = env_defaults(tree, sel)
   local env
   env, err, code = build_env(req, defaults)
@@ -262,7 +294,7 @@ function M.assemble(opts)
   env.default_sources = default_from
 
   return {
-    text = table.concat(chunks),
+    text = full,
     params = params,
     sources = sources,
     profile = prof,

@@ -154,6 +154,13 @@ t.test("appended profiles come last but before the final denies, which protect t
   t.fails("invalid_request", asm { append_profile = { tmp .. "/missing.sb" } })
 end)
 
+t.test("a malformed appended profile is an error with its own file:line", function()
+  local bad = tmp .. "/bad.sb"
+  write(bad, ";; fine\n(allow file-read* (literal \"/x\"))\n(allow file-read*\n")
+  local msg = t.fails("profile_error", asm { append_profile = { bad }, platform = "linux" })
+  t.ok(msg:find(bad .. ":3:1:", 1, true), msg)
+end)
+
 t.test("a darwin policy written elsewhere names /tmp, /var and /etc paths as /private/...", function()
   local a = tmp .. "/a.sb"
   local p = assert(asm { append_profile = { a }, workdir = "/var/w", add_dirs = { "/etc/x" }, platform = "darwin" })
@@ -291,6 +298,24 @@ t.test("the assembled policy reads back with the SBPL reader when one is built i
   local policy, err = sbpl.parse(p.text, "assembled", p.params, {})
   t.ok(policy, err)
   t.ok(#policy:rules() > 10, "rules read back")
+end)
+
+t.test("require 'cordon' offers select, assemble and explain with the CLI's option names", function()
+  local cordon = require "cordon"
+  local opts = function()
+    return { workdir = "/w", home = "/h", command = { "claude" }, enable = { "docker" }, profile = "workspace-write",
+             platform = "darwin", profiles_dir = BASIC, add_dirs_ro = { "/r" }, environ = {} }
+  end
+  local s = assert(cordon.select(opts()))
+  t.eq(s.fragments[#s.fragments].name, "60-agents/claude-code.sb")
+  local p = assert(cordon.assemble(opts()))
+  t.eq(type(p.text), "string")
+  t.eq(p.params[1][1], "HOME_DIR")
+  t.eq(p.sources[1].name, "00-base.sb")
+  local e = assert(cordon.explain(opts()))
+  t.eq(e.workdir, "/w")
+  t.eq(e.profile, "workspace-write")
+  t.ok(e.policy_bytes == #p.text, "explain reports the policy's size")
 end)
 
 os.execute("rm -rf '" .. tmp .. "'")
