@@ -94,4 +94,42 @@ t.test("exec needs a request made by transform", function()
   t.ok(not pcall(manager.exec, { argv = { "true" }, sandbox_type = "none" }), "a hand-made table is refused")
 end)
 
+-- Property: what the emitted Seatbelt policy decides (read back by the SBPL reader, decided by the
+-- evaluator) agrees with the profile's own matchers, for random profiles and paths. Fixed seed.
+t.test("the Seatbelt policy agrees with the profile matchers on random profiles", function()
+  local sbpl = require "cordon.c.sbpl"
+  if not sbpl.parse then return end
+  local seed = 20261130
+  local function rand(n)
+    seed = (seed * 1103515245 + 12345) % 2147483648
+    return seed % n + 1
+  end
+  local roots = { "/a", "/a/b", "/a/b/c", "/a/.git", "/a/bc", "/d", "/d/.agents/x", "/h/.ssh" }
+  local queries = { "/a", "/a/b", "/a/b/x", "/a/.git", "/a/.git/config", "/a/b/.git", "/a/b/c/.agents/k",
+                    "/a/bc", "/a/bc/f", "/d/e", "/d/.agents/x/y", "/d/.gitignore", "/h/.ssh/id", "/x" }
+  local c = { cwd = "/a", workspace_roots = { "/a" }, home = "/h" }
+  for case = 1, 150 do
+    local entries = {}
+    for _ = 1, rand(4) do
+      entries[#entries + 1] = { path = roots[rand(#roots)], access = ({ "read", "write", "deny" })[rand(3)],
+                                match = ({ "exact", "subtree" })[rand(2)] }
+    end
+    if rand(3) == 1 then entries[#entries + 1] = { special = ":workspace_roots", access = "write", match = "subtree" } end
+    local prof = assert(require("cordon.profile").new { kind = "managed", network = "restricted",
+      filesystem = { kind = "restricted", entries = entries, protected_metadata = { ".git", ".agents" } } })
+    local text, params = assert(manager.seatbelt_policy(prof, c, { base = true }))
+    local values = {}
+    for _, kv in ipairs(params) do values[kv[1]] = kv[2] end
+    local policy = assert(sbpl.parse(text, "case" .. case .. ".sb", values))
+    for _, q in ipairs(queries) do
+      local r = policy:decide("file-read-data", q) == "allow"
+      local w = policy:decide("file-write-data", q) == "allow"
+      if r ~= prof:can_read(q, c) or w ~= prof:can_write(q, c) then
+        error(string.format("seed case %d, %s: policy read=%s write=%s, matcher read=%s write=%s\n%s", case, q,
+          r, w, prof:can_read(q, c), prof:can_write(q, c), tostring(prof)))
+      end
+    end
+  end
+end)
+
 return t.finish()
