@@ -1,7 +1,439 @@
-/* src/lua/lsandbox.c — cordon.c.sandbox (placeholder until its owner lands the real binding). */
+/* src/lua/lsandbox.c — cordon.c.sandbox: run untrusted Lua text in a fresh, fenced lua_State.
+ *
+ *   local value, stats = require("cordon.c.sandbox").run(code, chunkname,
+ *       { instructions = N, memory = BYTES, globals = { name = plain data } })
+ *
+ * The script runs in a NEW state, never the caller's, with
+ *   - a counting allocator that refuses to grow past `memory` bytes;
+ *   - a count hook that charges every 1000 VM instructions against `instructions` and, once the budget
+ *     is spent, raises on every instruction, so a script cannot pcall its way past the limit;
+ *   - pattern functions (find, match, gmatch, gsub) that charge a worst-case backtracking cost before
+ *     they run, because the C matcher cannot be interrupted by the hook;
+ *   - only the globals listed in safe_base plus string (no dump), table, math and utf8: no os, io,
+ *     load, loadfile, dofile, require, package, debug, collectgarbage, coroutine or print;
+ *   - text chunks only: precompiled bytecode is refused.
+ * Its first result is deep-copied into the caller's state as plain data (tables, strings, numbers,
+ * booleans) with caps on depth and size; functions, userdata and threads are refused.
+ *
+ * Failures: nil, "code: message", code with code one of lua_syntax, lua_error, budget_exceeded,
+ * memory_exceeded, bad_result, no_result. See docs/lua-profiles.md. */
 #include "lua/lutil.h"
 
+#include <lualib.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SANDBOX_DEFAULT_INSTRUCTIONS 10000000LL
+#define SANDBOX_DEFAULT_MEMORY (32LL << 20)
+#define SANDBOX_HOOK_STEP 100
+#define SANDBOX_DEFAULT_SECONDS 2.0
+#define SANDBOX_MAX_DEPTH 32
+#define SANDBOX_MAX_ITEMS 200000
+
+typedef struct {
+  size_t used, limit;
+  bool refused;           /* an allocation was refused because of the limit */
+  long long budget;       /* instructions left; <= 0 means exhausted */
+  bool exhausted;         /* the instruction budget or the time limit ran out */
+  bool timed_out;
+  double deadline;        /* CLOCK_MONOTONIC seconds */
+  size_t copy_items, copy_bytes;  /* result copy accounting */
+} sandbox;
+
+/* The sandboxed state lives in a userdata of the caller, so that a Lua error raised in the caller
+ * (out of memory while copying the result, say) still closes it, exactly once, through __gc. */
+typedef struct {
+  lua_State *S;
+  sandbox sb;
+} sandbox_box;
+
+#define SANDBOX_BOX "cordon.SandboxState"
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void *sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  sandbox *sb = ud;
+  size_t old = ptr ? osize : 0;
+  if (nsize == 0) {
+    free(ptr);
+    sb->used -= old;
+    return NULL;
+  }
+  if (nsize > old && sb->used - old + nsize > sb->limit) {
+    sb->refused = true;
+    return NULL;
+  }
+  void *p = realloc(ptr, nsize);
+  if (p) sb->used = sb->used - old + nsize;
+  return p;
+}
+
+static sandbox *sandbox_of(lua_State *S) {
+  void *ud;
+  lua_getallocf(S, &ud);
+  return ud;
+}
+
+static void budget_hook(lua_State *S, lua_Debug *ar);
+
+/* Marks the budget spent; from now on every instruction raises, so pcall cannot swallow the limit. */
+static void exhaust(lua_State *S, sandbox *sb) {
+  sb->budget = 0;
+  if (!sb->exhausted) {
+    sb->exhausted = true;
+    lua_sethook(S, budget_hook, LUA_MASKCOUNT, 1);
+  }
+}
+
+/* Raises when the instruction budget or the wall-clock limit is spent. The clock is the safety net for
+ * work the instruction count cannot see (a long C call per instruction, such as concatenating big
+ * strings); the count keeps ordinary limits deterministic. */
+static void check_limits(lua_State *S, sandbox *sb, long long cost) {
+  sb->budget -= cost;
+  if (sb->budget <= 0 || sb->exhausted) {
+    exhaust(S, sb);
+    luaL_error(S, sb->timed_out ? "time limit exceeded" : "instruction budget exceeded");
+  }
+  if (now_seconds() > sb->deadline) {
+    sb->timed_out = true;
+    exhaust(S, sb);
+    luaL_error(S, "time limit exceeded");
+  }
+}
+
+static void budget_hook(lua_State *S, lua_Debug *ar) {
+  (void)ar;
+  sandbox *sb = sandbox_of(S);
+  check_limits(S, sb, sb->exhausted ? 1 : SANDBOX_HOOK_STEP);
+}
+
+/* Upper bound of the Lua matcher's work: each variable-length item (*, +, -, ?) may retry at every
+ * subject position, so n^(q+1) steps for q such items over a subject of n bytes. */
+static int charge_pattern(lua_State *S) {
+  size_t n, plen;
+  luaL_checklstring(S, 1, &n);
+  const char *p = luaL_checklstring(S, 2, &plen);
+  int quant = 0;
+  for (size_t i = 0; i < plen; i++) {
+    if (p[i] == '%') {
+      i++;
+      continue;
+    }
+    if (p[i] == '*' || p[i] == '+' || p[i] == '-' || p[i] == '?') quant++;
+  }
+  double cost = (double)(n + 1) * (double)(plen + 1);
+  for (int i = 0; i < quant && cost < 1e18; i++) cost *= (double)(n + 1);
+  sandbox *sb = sandbox_of(S);
+  if (cost >= (double)sb->budget) {
+    exhaust(S, sb);
+    return luaL_error(S, "instruction budget exceeded (pattern too costly for a %I-byte subject)", (lua_Integer)n);
+  }
+  check_limits(S, sb, (long long)cost);
+  return 0;
+}
+
+/* The wrapped pattern function: charges, then calls the original (upvalue 1) with all arguments. */
+static int charged_call(lua_State *S) {
+  int n = lua_gettop(S);
+  charge_pattern(S);
+  lua_pushvalue(S, lua_upvalueindex(1));
+  lua_insert(S, 1);
+  lua_call(S, n, LUA_MULTRET);
+  return lua_gettop(S);
+}
+
+/* setmetatable without finalizers: Lua runs __gc with debug hooks disabled, so a finalizer would escape
+ * the instruction budget and the clock. A __gc added to a metatable later never takes effect. */
+static int safe_setmetatable(lua_State *S) {
+  lua_settop(S, 2);
+  if (lua_type(S, 2) == LUA_TTABLE) {
+    lua_pushliteral(S, "__gc");
+    if (lua_rawget(S, 2) != LUA_TNIL) return luaL_error(S, "__gc metamethods are not allowed in the sandbox");
+    lua_pop(S, 1);
+  }
+  lua_pushvalue(S, lua_upvalueindex(1));
+  lua_insert(S, 1);
+  lua_call(S, 2, 1);
+  return 1;
+}
+
+static const char *const safe_base[] = {
+  "assert", "error", "getmetatable", "ipairs", "next", "pairs", "pcall", "rawequal", "rawget", "rawlen",
+  "rawset", "select", "setmetatable", "tonumber", "tostring", "type", "xpcall", "_VERSION", NULL,
+};
+
+/* Opens the allowed libraries in S and removes everything else from its globals. */
+static int open_safe(lua_State *S) {
+  luaL_requiref(S, "_G", luaopen_base, 1);
+  lua_pop(S, 1);
+  lua_newtable(S); /* the new globals */
+  int g = lua_gettop(S);
+  lua_pushglobaltable(S);
+  for (const char *const *n = safe_base; *n; n++) {
+    lua_getfield(S, -1, *n);
+    lua_setfield(S, g, *n);
+  }
+  lua_pop(S, 1);
+  lua_getfield(S, g, "setmetatable");
+  lua_pushcclosure(S, safe_setmetatable, 1);
+  lua_setfield(S, g, "setmetatable");
+  static const luaL_Reg libs[] = {
+    {LUA_STRLIBNAME, luaopen_string}, {LUA_TABLIBNAME, luaopen_table},
+    {LUA_MATHLIBNAME, luaopen_math},  {LUA_UTF8LIBNAME, luaopen_utf8},
+    {NULL, NULL},
+  };
+  for (const luaL_Reg *l = libs; l->name; l++) {
+    luaL_requiref(S, l->name, l->func, 0);
+    lua_setfield(S, g, l->name);
+  }
+  lua_getfield(S, g, LUA_STRLIBNAME);
+  lua_pushnil(S);
+  lua_setfield(S, -2, "dump");
+  static const char *const patterned[] = {"find", "match", "gmatch", "gsub", NULL};
+  for (const char *const *n = patterned; *n; n++) {
+    lua_getfield(S, -1, *n);
+    lua_pushcclosure(S, charged_call, 1);
+    lua_setfield(S, -2, *n);
+  }
+  lua_pop(S, 1);
+  lua_pushvalue(S, g);
+  lua_setfield(S, g, "_G");
+  /* Replace the global table itself: the registry's LUA_RIDX_GLOBALS slot is what chunks see. */
+  lua_rawseti(S, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
+  /* The loaded-modules table still holds the full base library under "_G": drop it. */
+  luaL_getsubtable(S, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_pushnil(S);
+  lua_setfield(S, -2, "_G");
+  lua_pop(S, 1);
+  return 0;
+}
+
+typedef struct {
+  sandbox *sb;
+  const char *why;  /* set when the result cannot be copied */
+} copy_state;
+
+/* Copies the value at index `i` of S onto L. Raw access only: no metamethod of the script runs here. */
+static bool copy_value(lua_State *L, lua_State *S, int i, int depth, copy_state *c) {
+  if (++c->sb->copy_items > SANDBOX_MAX_ITEMS) {
+    c->why = "the result has too many values";
+    return false;
+  }
+  if (!lua_checkstack(L, 4) || !lua_checkstack(S, 4)) {
+    c->why = "the result is nested too deeply";
+    return false;
+  }
+  switch (lua_type(S, i)) {
+  case LUA_TNIL: lua_pushnil(L); return true;
+  case LUA_TBOOLEAN: lua_pushboolean(L, lua_toboolean(S, i)); return true;
+  case LUA_TNUMBER:
+    if (lua_isinteger(S, i)) lua_pushinteger(L, lua_tointeger(S, i));
+    else lua_pushnumber(L, lua_tonumber(S, i));
+    return true;
+  case LUA_TSTRING: {
+    size_t len;
+    const char *s = lua_tolstring(S, i, &len);
+    c->sb->copy_bytes += len;
+    if (c->sb->copy_bytes > c->sb->limit) {
+      c->why = "the result is larger than the memory limit";
+      return false;
+    }
+    lua_pushlstring(L, s, len);
+    return true;
+  }
+  case LUA_TTABLE: {
+    if (depth >= SANDBOX_MAX_DEPTH) {
+      c->why = "the result is nested deeper than 32 levels (or contains a cycle)";
+      return false;
+    }
+    int t = lua_absindex(S, i);
+    lua_newtable(L);
+    lua_pushnil(S);
+    while (lua_next(S, t)) {
+      int kt = lua_type(S, -2);
+      if (kt != LUA_TSTRING && kt != LUA_TNUMBER && kt != LUA_TBOOLEAN) {
+        c->why = "a table key is not a string, number or boolean";
+        return false;
+      }
+      if (!copy_value(L, S, -2, depth + 1, c) || !copy_value(L, S, -1, depth + 1, c)) return false;
+      lua_rawset(L, -3);
+      lua_pop(S, 1);
+    }
+    return true;
+  }
+  default:
+    c->why = lua_type(S, i) == LUA_TFUNCTION ? "the result contains a function"
+           : lua_type(S, i) == LUA_TTHREAD   ? "the result contains a coroutine"
+                                             : "the result contains userdata";
+    return false;
+  }
+}
+
+/* Copies `globals` (plain data in the caller) into S's global table. It runs as a protected call in S,
+ * so running out of sandbox memory while copying is an ordinary error, not a panic. */
+typedef struct {
+  lua_State *L;
+  int gi;
+  sandbox *sb;
+  const char *why;
+} inject_args;
+
+static int inject_globals(lua_State *S) {
+  inject_args *a = lua_touserdata(S, 1);
+  lua_State *L = a->L;
+  copy_state c = {a->sb, NULL};
+  lua_pushglobaltable(S);
+  lua_pushnil(L);
+  while (lua_next(L, a->gi)) {
+    if (lua_type(L, -2) != LUA_TSTRING) {
+      a->why = "globals keys must be strings";
+      lua_pop(L, 2);
+      return 0;
+    }
+    bool ok = copy_value(S, L, -2, 0, &c) && copy_value(S, L, -1, 0, &c);
+    lua_pop(L, 1);
+    if (!ok) {
+      a->why = c.why ? c.why : "cannot copy globals";
+      lua_pop(L, 1);
+      return 0;
+    }
+    lua_rawset(S, -3);
+  }
+  return 0;
+}
+
+static int box_close(lua_State *L) {
+  sandbox_box *box = luaL_checkudata(L, 1, SANDBOX_BOX);
+  if (box->S) lua_close(box->S);
+  box->S = NULL;
+  return 0;
+}
+
+static int box_tostring(lua_State *L) {
+  sandbox_box *box = luaL_checkudata(L, 1, SANDBOX_BOX);
+  lua_pushfstring(L, "cordon.SandboxState (%s, %d bytes)", box->S ? "open" : "closed", (int)box->sb.used);
+  return 1;
+}
+
+static const luaL_Reg box_meta[] = {
+  {"__gc", box_close},
+  {"__close", box_close},
+  {"__tostring", box_tostring},
+  {NULL, NULL},
+};
+
+static long long opt_positive(lua_State *L, int t, const char *key, long long dflt) {
+  if (lua_isnoneornil(L, t)) return dflt;
+  lua_getfield(L, t, key);
+  long long v = (long long)luaL_optinteger(L, -1, dflt);
+  lua_pop(L, 1);
+  if (v <= 0) luaL_error(L, "sandbox option '%s' must be positive", key);
+  return v;
+}
+
+/* A message for the caller from the error object on top of S: strings and numbers as they are. */
+static void push_error_text(lua_State *L, lua_State *S) {
+  if (lua_type(S, -1) == LUA_TSTRING || lua_type(S, -1) == LUA_TNUMBER) lua_pushstring(L, lua_tostring(S, -1));
+  else lua_pushfstring(L, "(error object is a %s value)", luaL_typename(S, -1));
+}
+
+/* Closes the sandboxed state and returns the failure triple. `msg` may live on L's stack. */
+static int finish_fail(lua_State *L, sandbox_box *box, const char *code, const char *msg) {
+  lua_pushstring(L, msg);
+  if (box->S) lua_close(box->S);
+  box->S = NULL;
+  return cordon_lua_fail(L, code, "%s", lua_tostring(L, -1));
+}
+
+/* run(code, chunkname [, {instructions=, memory=, seconds=, globals=}]) -> value, stats | nil, msg, code */
+static int l_run(lua_State *L) {
+  size_t len;
+  const char *code = luaL_checklstring(L, 1, &len);
+  const char *name = luaL_optstring(L, 2, "=sandbox");
+  if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+  long long budget = opt_positive(L, 3, "instructions", SANDBOX_DEFAULT_INSTRUCTIONS);
+  long long memory = opt_positive(L, 3, "memory", SANDBOX_DEFAULT_MEMORY);
+  double seconds = SANDBOX_DEFAULT_SECONDS;
+  int globals = 0;
+  if (!lua_isnoneornil(L, 3)) {
+    lua_getfield(L, 3, "seconds");
+    seconds = luaL_optnumber(L, -1, SANDBOX_DEFAULT_SECONDS);
+    if (!(seconds > 0)) luaL_error(L, "sandbox option 'seconds' must be positive");
+    if (lua_getfield(L, 3, "globals") == LUA_TTABLE) globals = lua_gettop(L);
+    else if (!lua_isnil(L, -1)) luaL_error(L, "sandbox option 'globals' must be a table");
+  }
+
+  sandbox_box *box = lua_newuserdatauv(L, sizeof *box, 0);
+  memset(box, 0, sizeof *box);
+  cordon_lua_newclass(L, SANDBOX_BOX, NULL, box_meta);
+  lua_setmetatable(L, -2);
+  sandbox *sb = &box->sb;
+  sb->budget = budget;
+  sb->limit = (size_t)memory;
+  sb->deadline = now_seconds() + seconds;
+
+  box->S = lua_newstate(sandbox_alloc, sb);
+  lua_State *S = box->S;
+  if (!S) return cordon_lua_fail(L, "memory_exceeded", "the memory limit is too small to create a Lua state");
+  lua_pushcfunction(S, open_safe);
+  if (lua_pcall(S, 0, 0, 0) != LUA_OK) return finish_fail(L, box, "memory_exceeded", "the memory limit is too small");
+  if (globals) {
+    inject_args args = {L, globals, sb, NULL};
+    lua_pushcfunction(S, inject_globals);
+    lua_pushlightuserdata(S, &args);
+    if (lua_pcall(S, 1, 0, 0) != LUA_OK) return finish_fail(L, box, "memory_exceeded", "globals exceed the memory limit");
+    if (args.why) return finish_fail(L, box, "bad_result", args.why);
+  }
+
+  if (len >= 1 && code[0] == LUA_SIGNATURE[0])
+    return finish_fail(L, box, "lua_syntax", "precompiled chunks are refused; give Lua source text");
+  int st = luaL_loadbufferx(S, code, len, name, "t");
+  if (st != LUA_OK) {
+    push_error_text(L, S);
+    return finish_fail(L, box, st == LUA_ERRMEM ? "memory_exceeded" : "lua_syntax", lua_tostring(L, -1));
+  }
+  /* The hook stays installed until lua_close, so finalizers the script set up stay on the budget too. */
+  lua_sethook(S, budget_hook, LUA_MASKCOUNT, SANDBOX_HOOK_STEP);
+  st = lua_pcall(S, 0, 1, 0);
+  if (st != LUA_OK) {
+    push_error_text(L, S);
+    const char *ecode = sb->exhausted ? "budget_exceeded"
+                      : (st == LUA_ERRMEM || sb->refused) ? "memory_exceeded" : "lua_error";
+    return finish_fail(L, box, ecode, lua_tostring(L, -1));
+  }
+  if (lua_isnil(S, -1)) return finish_fail(L, box, "no_result", "the script returned no value");
+
+  /* No collection (hence no finalizer, hence no script code) may run while the result is walked. */
+  lua_gc(S, LUA_GCSTOP);
+  copy_state c = {sb, NULL};
+  int top = lua_gettop(L);
+  if (!copy_value(L, S, -1, 0, &c)) {
+    lua_settop(L, top);
+    return finish_fail(L, box, "bad_result", c.why);
+  }
+  lua_createtable(L, 0, 2);
+  lua_pushinteger(L, (lua_Integer)(budget - (sb->budget > 0 ? sb->budget : 0)));
+  lua_setfield(L, -2, "instructions");
+  lua_pushinteger(L, (lua_Integer)sb->used);
+  lua_setfield(L, -2, "memory");
+  lua_gc(S, LUA_GCRESTART);
+  lua_close(S);
+  box->S = NULL;
+  return 2;
+}
+
+static const luaL_Reg sandbox_funcs[] = {
+  {"run", l_run},
+  {NULL, NULL},
+};
+
 int cordon_open_sandbox(lua_State *L) {
-  lua_newtable(L);
+  luaL_newlib(L, sandbox_funcs);
   return 1;
 }
