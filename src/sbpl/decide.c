@@ -159,13 +159,16 @@ static cordon_decide_status decide_index(cordon_decider *d, int index, const cha
     }
     if (out->nchain < CORDON_DECISION_MAX_CHAIN) out->chain[out->nchain++] = cordon_sbpl_op_at((unsigned)i);
     const bucket *b = &d->buckets[i];
-    /* Path queries: the index gives the last plain rule that matches; only the other rules after it
-     * need testing. Other targets test every filtered rule, last first. */
-    bool indexed = t.kind == CORDON_TARGET_PATH && b->index.complex;
-    long best = indexed ? cordon_path_index_best(&b->index, t.text, t.len) : -1;
-    size_t nscan = indexed ? b->index.ncomplex : b->nfiltered;
+    /* Path and name queries without facts: the index gives the last plain rule that matches; only the
+     * other rules after it need testing. Otherwise every filtered rule is tested, last first. */
+    bool indexed = nfacts == 0 && b->index.complex && t.kind != CORDON_TARGET_NETWORK;
+    bool by_name = t.kind == CORDON_TARGET_NAME;
+    long best = !indexed ? -1 : by_name ? cordon_name_index_best(&b->index, t.text, t.len)
+                                        : cordon_path_index_best(&b->index, t.text, t.len);
+    const size_t *scan = !indexed ? NULL : by_name ? b->index.complex_names : b->index.complex;
+    size_t nscan = !indexed ? b->nfiltered : by_name ? b->index.ncomplex_names : b->index.ncomplex;
     for (size_t c = nscan; c-- > 0;) {
-      size_t k = indexed ? b->index.complex[c] : c;
+      size_t k = scan ? scan[c] : c;
       if ((long)k < best) break;
       cordon_rule *r = &d->policy->rules[b->filtered[k]];
       ctx.missing = NULL;

@@ -1,5 +1,7 @@
-/* src/sbpl/decide_index.c — hash index of plain literal/subpath rules for path decisions. */
+/* src/sbpl/decide_index.c — hash index of plain path and name rules for decisions. */
 #include "sbpl/decide_index.h"
+
+#include "sbpl/match.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -55,30 +57,39 @@ static bool map_put(cordon_index_map *m, const char *key, long pos) {
   return true;
 }
 
-/* A filter the index can answer exactly: a literal or subpath on a fixed string, or require-any (or a
- * one-child require-all) of such filters. */
-static bool plain(const cordon_filter *f) {
+/* A filter the index can answer exactly for path targets (names == false) or name targets: a literal
+ * or subpath on a fixed path, or an exact name of the target (global-name, sysctl-name, …), or
+ * require-any (or a one-child require-all) of such filters. For a path target a name filter never
+ * matches, and the other way round, so those count as plain too and add nothing. */
+static bool plain(const cordon_filter *f, bool names) {
   switch (f->kind) {
   case CORDON_F_PATH:
+    if (names) return true;
     return f->nargs == 1 && !f->args[0].is_param &&
            (f->match == CORDON_MATCH_LITERAL || f->match == CORDON_MATCH_SUBPATH);
+  case CORDON_F_NAME:
+    if (!cordon_filter_names_target(f)) return false;
+    if (!names) return true;
+    return f->nargs == 1 && !f->args[0].is_param && f->match == CORDON_MATCH_LITERAL;
   case CORDON_F_ANY:
     for (size_t i = 0; i < f->nchildren; i++)
-      if (!plain(f->children[i])) return false;
+      if (!plain(f->children[i], names)) return false;
     return true;
   case CORDON_F_ALL:
-    return f->nchildren == 1 && plain(f->children[0]);
+    return f->nchildren == 1 && plain(f->children[0], names);
   default:
     return false;
   }
 }
 
-static bool add(cordon_path_index *ix, const cordon_filter *f, long pos) {
-  if (f->kind != CORDON_F_PATH) {
+static bool add(cordon_path_index *ix, const cordon_filter *f, long pos, bool names) {
+  if (f->kind != CORDON_F_PATH && f->kind != CORDON_F_NAME) {
     for (size_t i = 0; i < f->nchildren; i++)
-      if (!add(ix, f->children[i], pos)) return false;
+      if (!add(ix, f->children[i], pos, names)) return false;
     return true;
   }
+  if (names) return f->kind == CORDON_F_PATH || map_put(&ix->names, f->args[0].text, pos);
+  if (f->kind == CORDON_F_NAME) return true;
   const char *s = f->args[0].text;
   size_t n = strlen(s);
   if (s[0] != '/') return true;                      /* kernel paths are absolute: never matches */
@@ -94,25 +105,32 @@ bool cordon_path_index_build(cordon_path_index *ix, const cordon_policy *p, cons
   memset(ix, 0, sizeof *ix);
   ix->root = -1;
   ix->complex = malloc((n ? n : 1) * sizeof *ix->complex);
-  if (!ix->complex) return false;
+  ix->complex_names = malloc((n ? n : 1) * sizeof *ix->complex_names);
+  if (!ix->complex || !ix->complex_names) goto fail;
   for (size_t k = 0; k < n; k++) {
     const cordon_filter *f = p->rules[rules[k]].filter;
-    if (f && plain(f)) {
-      if (!add(ix, f, (long)k)) {
-        cordon_path_index_free(ix);
-        return false;
+    for (int names = 0; names < 2; names++) {
+      if (f && plain(f, names)) {
+        if (!add(ix, f, (long)k, names)) goto fail;
+      } else if (names) {
+        ix->complex_names[ix->ncomplex_names++] = k;
+      } else {
+        ix->complex[ix->ncomplex++] = k;
       }
-    } else {
-      ix->complex[ix->ncomplex++] = k;
     }
   }
   return true;
+fail:
+  cordon_path_index_free(ix);
+  return false;
 }
 
 void cordon_path_index_free(cordon_path_index *ix) {
   free(ix->literal.slots);
   free(ix->subpath.slots);
+  free(ix->names.slots);
   free(ix->complex);
+  free(ix->complex_names);
   memset(ix, 0, sizeof *ix);
   ix->root = -1;
 }
@@ -133,4 +151,9 @@ long cordon_path_index_best(const cordon_path_index *ix, const char *path, size_
   }
   if ((s = map_find(&ix->literal, path, len, h)) && s->pos > best) best = s->pos;
   return best;
+}
+
+long cordon_name_index_best(const cordon_path_index *ix, const char *name, size_t len) {
+  const cordon_index_slot *s = map_find(&ix->names, name, len, fnv(FNV_OFFSET, name, len));
+  return s ? s->pos : -1;
 }

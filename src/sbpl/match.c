@@ -155,6 +155,11 @@ static bool names_the_target(const char *base) {
   return false;
 }
 
+bool cordon_filter_names_target(const cordon_filter *f) {
+  char base[96];
+  return f->kind == CORDON_F_NAME && names_the_target(base_name(f->name, base, sizeof base));
+}
+
 static bool host_matches(const char *want, const char *host) {
   if (!strcmp(want, "*")) return true;
   if (!strcasecmp(want, "localhost"))
@@ -181,9 +186,8 @@ static bool trailing_slash(const char *s) {
   return n > 1 && s[n - 1] == '/';
 }
 
-static cordon_tri compare(cordon_filter *f, const char *pattern, const char *s, size_t slen,
+static cordon_tri compare(cordon_filter *f, const char *pattern, size_t pl, const char *s, size_t slen,
                           cordon_match_ctx *ctx) {
-  size_t pl = strlen(pattern);
   switch (f->match) {
   case CORDON_MATCH_LITERAL:
   case CORDON_MATCH_NONE:
@@ -222,8 +226,23 @@ static cordon_tri compare(cordon_filter *f, const char *pattern, const char *s, 
 }
 
 /* Any argument matching counts: (literal "/a") has one, some name filters list several. */
+/* The lengths of a non-regex filter's fixed arguments, measured once and kept in f->compiled (which
+ * regex filters use for their compiled pattern instead). NULL when memory runs out. */
+static const size_t *arg_lengths(cordon_filter *f) {
+  if (f->match == CORDON_MATCH_REGEX || !f->nargs) return NULL;
+  if (!f->compiled) {
+    size_t *lens = malloc(f->nargs * sizeof *lens);
+    if (!lens) return NULL;
+    for (size_t i = 0; i < f->nargs; i++) lens[i] = strlen(f->args[i].text);
+    f->compiled = lens;
+    f->compiled_free = free;
+  }
+  return f->compiled;
+}
+
 static cordon_tri match_args(cordon_filter *f, const char *s, size_t slen, cordon_match_ctx *ctx) {
   cordon_tri out = CORDON_TRI_NO;
+  const size_t *lens = arg_lengths(f);
   for (size_t i = 0; i < f->nargs; i++) {
     const char *v = arg_value(&f->args[i], ctx);
     if (!v) {
@@ -231,7 +250,7 @@ static cordon_tri match_args(cordon_filter *f, const char *s, size_t slen, cordo
       out = CORDON_TRI_UNKNOWN;
       continue;
     }
-    cordon_tri r = compare(f, v, s, slen, ctx);
+    cordon_tri r = compare(f, v, lens && !f->args[i].is_param ? lens[i] : strlen(v), s, slen, ctx);
     if (r == CORDON_TRI_YES) return r;
     if (r == CORDON_TRI_UNKNOWN) out = r;
   }

@@ -59,6 +59,10 @@ bool cordon_target_parse(const char *op, const char *text, cordon_target *t, cha
  * f->compiled, so `f` is modified; callers must not share one filter between threads while matching. */
 cordon_tri cordon_filter_match(cordon_filter *f, const cordon_target *t, cordon_match_ctx *ctx);
 
+/* True for a name filter that compares with the target string itself (global-name, sysctl-name, …)
+ * rather than with a fact the query states (xattr, file-mode, …). */
+bool cordon_filter_names_target(const cordon_filter *f);
+
 /* Translates an SBPL regex into POSIX ERE (\w \d \s and their negations become bracket classes, other
  * escapes of punctuation lose the backslash where ERE would not accept them). Returns a malloc'd
  * string, or NULL on allocation failure. */

@@ -104,11 +104,32 @@ char *cordon_regex_translate(const char *sbpl) {
   return cordon_buf_take(&out);
 }
 
+/* True when `ere` has a '|' outside every group and bracket: then an alternative may start anywhere. */
+static bool top_level_alternation(const char *ere) {
+  int depth = 0;
+  for (const char *p = ere; *p; p++) {
+    if (*p == '\\' && p[1]) p++;
+    else if (*p == '[') {
+      p++;
+      if (*p == '^') p++;
+      if (*p == ']') p++;
+      while (*p && *p != ']') {
+        const char *end = p[0] == '[' && p[1] == ':' ? strstr(p + 2, ":]") : NULL;
+        p = end ? end + 2 : p + 1;
+      }
+      if (!*p) return true; /* unbalanced: be safe */
+    } else if (*p == '(') depth++;
+    else if (*p == ')') depth--;
+    else if (*p == '|' && depth <= 0) return true;
+  }
+  return false;
+}
+
 /* The literal text an anchored translated pattern starts with: "^/Users/[^/]+" -> "/Users/". A
- * character followed by a quantifier that may drop it (* ? {) does not count. No '|' may appear
- * anywhere, since an alternative could start differently. */
+ * character followed by a quantifier that may drop it (* ? {) does not count. A '|' outside groups
+ * means an alternative could start differently, so there is no head then. */
 static void find_head(cordon_regex *re, const char *ere) {
-  if (ere[0] != '^' || strchr(ere, '|')) return;
+  if (ere[0] != '^' || top_level_alternation(ere)) return;
   size_t n = strlen(ere);
   char *head = malloc(n + 1);
   if (!head) return;

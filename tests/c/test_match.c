@@ -59,6 +59,20 @@ static void regex_is_an_unanchored_search(void **state) {
   assert_int_equal(path_match("regex", "sandbox", "/x/sandbox/y"), CORDON_TRI_YES);
 }
 
+static void anchored_regexes_with_inner_alternatives_match_as_before(void **state) {
+  (void)state;
+  const char *re = "^/w/\\.git/modules/.+/(hooks(/|$)|config$)";
+  assert_int_equal(path_match("regex", re, "/w/.git/modules/m/hooks/x"), CORDON_TRI_YES);
+  assert_int_equal(path_match("regex", re, "/w/.git/modules/m/config"), CORDON_TRI_YES);
+  assert_int_equal(path_match("regex", re, "/x/w/.git/modules/m/config"), CORDON_TRI_NO);
+  assert_int_equal(path_match("regex", "^/a|^/b", "/b/x"), CORDON_TRI_YES); /* top-level |: no head */
+  assert_int_equal(path_match("regex", "^/a[|(]x|/c", "/q/c"), CORDON_TRI_YES);
+  assert_int_equal(path_match("regex", "^/a[[:digit:]|]x", "/a|x"), CORDON_TRI_YES);
+  assert_int_equal(path_match("regex", "^/ab?c", "/ac"), CORDON_TRI_YES);  /* b is optional: head "/a" */
+  assert_int_equal(path_match("regex", "^/ab*c", "/ac"), CORDON_TRI_YES);
+  assert_int_equal(path_match("regex", "^/ab{0,2}c", "/ac"), CORDON_TRI_YES);
+}
+
 static void regex_knows_w_d_s_and_counted_repeats(void **state) {
   (void)state;
   assert_int_equal(path_match("regex", "^/tmp/\\w+\\.log$", "/tmp/build_1.log"), CORDON_TRI_YES);
@@ -245,6 +259,7 @@ int main(void) {
       cmocka_unit_test(prefix_is_a_raw_string_prefix),
       cmocka_unit_test(regex_is_an_unanchored_search),
       cmocka_unit_test(regex_knows_w_d_s_and_counted_repeats),
+      cmocka_unit_test(anchored_regexes_with_inner_alternatives_match_as_before),
       cmocka_unit_test(regex_translation_keeps_escaped_dots_literal),
       cmocka_unit_test(a_bad_regex_is_unknown_not_a_crash),
       cmocka_unit_test(composite_filters_use_three_valued_logic),
