@@ -109,6 +109,10 @@ end
 -- Builds the fragment record for tree-relative `name`; nil when the name is not a fragment at all.
 local function classify(name, display)
   if name:sub(-3) ~= ".sb" then return nil end
+  -- The name is echoed in a ";; Source:" comment line, where a newline would start a rule.
+  if name:find("[%z\1-\31\127]") then
+    return false, string.format("%q: a fragment name may not contain control characters", display)
+  end
   local top, rest = name:match("^([^/]+)/(.+)$")
   if top and rest:find("/", 1, true) then
     return false, "stage directories are flat; " .. display .. " is nested too deep"

@@ -147,6 +147,10 @@ t.test("badly named and unknown stages are errors", function()
   expect_error({ ["30-t/sub/a.sb"] = "" }, "nested too deep")
 end)
 
+t.test("a fragment name with a control character is refused, so it cannot break out of its Source line", function()
+  expect_error({ ["30-t/x\n(allow default).sb"] = "" }, "control characters")
+end)
+
 t.test("a missing profiles directory is a not_found failure", function()
   t.fails("not_found", fragments.load { profiles_dir = BASIC .. "/does-not-exist" })
 end)
