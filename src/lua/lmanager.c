@@ -262,7 +262,9 @@ static int l_transform(lua_State *L) {
   cordon_lua_checkctx(L, -1, &ctx);
   cmd.ctx = &ctx.ctx;
   cordon_params params = CORDON_PARAMS_INIT;
-  if (lua_getfield(L, 1, "policy") == LUA_TTABLE) {
+  int ptype = lua_getfield(L, 1, "policy");
+  if (ptype != LUA_TNIL && ptype != LUA_TTABLE) luaL_error(L, "field 'policy' must be {text = SBPL, params = {…}}");
+  if (ptype == LUA_TTABLE) {
     if (lua_getfield(L, -1, "text") == LUA_TNIL) {
       lua_pop(L, 1);
       lua_rawgeti(L, -1, 1);
