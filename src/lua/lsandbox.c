@@ -1,7 +1,8 @@
 /* src/lua/lsandbox.c — cordon.c.sandbox: run untrusted Lua text in a fresh, fenced lua_State.
  *
  *   local value, stats = require("cordon.c.sandbox").run(code, chunkname,
- *       { instructions = N, memory = BYTES, globals = { name = plain data } })
+ *       { instructions = N, memory = BYTES, seconds = S, globals = { name = plain data },
+ *         prelude = "helper Lua text, run first inside the same fence" })
  *
  * The script runs in a NEW state, never the caller's, with
  *   - a counting allocator that refuses to grow past `memory` bytes;
@@ -21,6 +22,7 @@
 
 #include <lualib.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -39,6 +41,7 @@ typedef struct {
   bool exhausted;         /* the instruction budget or the time limit ran out */
   bool timed_out;
   double deadline;        /* CLOCK_MONOTONIC seconds */
+  char where[160];        /* "file:line: " of the running script line, set by the hook */
   size_t copy_items, copy_bytes;  /* result copy accounting */
 } sandbox;
 
@@ -98,18 +101,23 @@ static void check_limits(lua_State *S, sandbox *sb, long long cost) {
   sb->budget -= cost;
   if (sb->budget <= 0 || sb->exhausted) {
     exhaust(S, sb);
-    luaL_error(S, sb->timed_out ? "time limit exceeded" : "instruction budget exceeded");
+    lua_pushfstring(S, "%s%s", sb->where, sb->timed_out ? "time limit exceeded" : "instruction budget exceeded");
+    lua_error(S);
   }
   if (now_seconds() > sb->deadline) {
     sb->timed_out = true;
     exhaust(S, sb);
-    luaL_error(S, "time limit exceeded");
+    lua_pushfstring(S, "%stime limit exceeded", sb->where);
+    lua_error(S);
   }
 }
 
 static void budget_hook(lua_State *S, lua_Debug *ar) {
-  (void)ar;
   sandbox *sb = sandbox_of(S);
+  /* Name the script line that was running: a budget error should point somewhere useful. */
+  sb->where[0] = '\0';
+  if (lua_getinfo(S, "Sl", ar) && ar->currentline > 0)
+    snprintf(sb->where, sizeof sb->where, "%s:%d: ", ar->short_src, ar->currentline);
   check_limits(S, sb, sb->exhausted ? 1 : SANDBOX_HOOK_STEP);
 }
 
@@ -134,6 +142,9 @@ static int charge_pattern(lua_State *S) {
     exhaust(S, sb);
     return luaL_error(S, "instruction budget exceeded (pattern too costly for a %I-byte subject)", (lua_Integer)n);
   }
+  luaL_where(S, 2);  /* the script line that called the pattern function */
+  snprintf(sb->where, sizeof sb->where, "%s", lua_tostring(S, -1));
+  lua_pop(S, 1);
   check_limits(S, sb, (long long)cost);
   return 0;
 }
@@ -351,7 +362,9 @@ static int finish_fail(lua_State *L, sandbox_box *box, const char *code, const c
   return cordon_lua_fail(L, code, "%s", lua_tostring(L, -1));
 }
 
-/* run(code, chunkname [, {instructions=, memory=, seconds=, globals=}]) -> value, stats | nil, msg, code */
+/* run(code, chunkname [, {instructions=, memory=, seconds=, globals=, prelude=}])
+ *   -> value, stats | nil, msg, code
+ * `prelude` is trusted Lua text run first in the same fenced state (helper functions for the script). */
 static int l_run(lua_State *L) {
   size_t len;
   const char *code = luaL_checklstring(L, 1, &len);
@@ -361,7 +374,11 @@ static int l_run(lua_State *L) {
   long long memory = opt_positive(L, 3, "memory", SANDBOX_DEFAULT_MEMORY);
   double seconds = SANDBOX_DEFAULT_SECONDS;
   int globals = 0;
+  const char *prelude = NULL;
+  size_t prelude_len = 0;
   if (!lua_isnoneornil(L, 3)) {
+    if (lua_getfield(L, 3, "prelude") == LUA_TSTRING) prelude = lua_tolstring(L, -1, &prelude_len);
+    else if (!lua_isnil(L, -1)) luaL_error(L, "sandbox option 'prelude' must be a string");
     lua_getfield(L, 3, "seconds");
     seconds = luaL_optnumber(L, -1, SANDBOX_DEFAULT_SECONDS);
     if (!(seconds > 0)) luaL_error(L, "sandbox option 'seconds' must be positive");
@@ -393,13 +410,23 @@ static int l_run(lua_State *L) {
 
   if (len >= 1 && code[0] == LUA_SIGNATURE[0])
     return finish_fail(L, box, "lua_syntax", "precompiled chunks are refused; give Lua source text");
-  int st = luaL_loadbufferx(S, code, len, name, "t");
+  /* The hook is installed before anything runs and stays until lua_close. */
+  lua_sethook(S, budget_hook, LUA_MASKCOUNT, SANDBOX_HOOK_STEP);
+  int st;
+  if (prelude) {
+    st = luaL_loadbufferx(S, prelude, prelude_len, "=prelude", "t");
+    if (st == LUA_OK) st = lua_pcall(S, 0, 0, 0);
+    if (st != LUA_OK) {
+      push_error_text(L, S);
+      return finish_fail(L, box, sb->exhausted ? "budget_exceeded" : st == LUA_ERRMEM ? "memory_exceeded" : "lua_error",
+                         lua_tostring(L, -1));
+    }
+  }
+  st = luaL_loadbufferx(S, code, len, name, "t");
   if (st != LUA_OK) {
     push_error_text(L, S);
     return finish_fail(L, box, st == LUA_ERRMEM ? "memory_exceeded" : "lua_syntax", lua_tostring(L, -1));
   }
-  /* The hook stays installed until lua_close, so finalizers the script set up stay on the budget too. */
-  lua_sethook(S, budget_hook, LUA_MASKCOUNT, SANDBOX_HOOK_STEP);
   st = lua_pcall(S, 0, 1, 0);
   if (st != LUA_OK) {
     push_error_text(L, S);
