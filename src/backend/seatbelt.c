@@ -223,6 +223,21 @@ static cordon_sandbox_status check_ctx_path(const char *what, size_t index, cons
   return CORDON_SANDBOX_INVALID_REQUEST;
 }
 
+/* A "~/…" deny entry with no home in the context would resolve to nothing: the secret it protects would
+ * simply be readable. Unresolvable grants only take access away, so they are left to resolve to nothing;
+ * an unresolvable deny is refused. */
+static cordon_sandbox_status check_denies(const cordon_profile *p, const cordon_profile_ctx *ctx, cordon_buf *msg) {
+  if (ctx->home || cordon_profile_fs_kind(p) == CORDON_FS_UNRESTRICTED) return CORDON_SANDBOX_OK;
+  for (size_t i = 0; i < cordon_profile_entry_count(p); i++) {
+    const cordon_profile_entry *e = cordon_profile_entry_at(p, i);
+    if (e->access == CORDON_ACCESS_DENY && e->path && e->path[0] == '~') {
+      cordon_buf_printf(msg, "the profile denies %s but the match context has no home to resolve it against", e->path);
+      return CORDON_SANDBOX_INVALID_REQUEST;
+    }
+  }
+  return CORDON_SANDBOX_OK;
+}
+
 static cordon_sandbox_status check_ctx(const cordon_profile_ctx *ctx, cordon_buf *msg) {
   cordon_sandbox_status st = CORDON_SANDBOX_OK;
   const char *names[] = {"cwd", "tmpdir", "home", "slash_tmp"};
@@ -245,6 +260,7 @@ cordon_sandbox_status cordon_seatbelt_build(const cordon_profile *p, const cordo
     return CORDON_SANDBOX_INVALID_REQUEST;
   }
   cordon_sandbox_status st = check_ctx(ctx, msg);
+  if (st == CORDON_SANDBOX_OK) st = check_denies(p, ctx, msg);
   if (st != CORDON_SANDBOX_OK) return st;
   sb_builder b = {out, false};
   cordon_network net = cordon_profile_network(p);

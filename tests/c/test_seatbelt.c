@@ -234,6 +234,21 @@ static void a_newline_in_a_context_path_is_an_invalid_request(void **state) {
   cordon_profile_free(p);
 }
 
+static void a_home_deny_without_a_home_in_the_context_is_refused(void **state) {
+  (void)state;
+  cordon_profile_ctx ctx = mac_ctx;
+  ctx.home = NULL;
+  cordon_profile *p = standard("read-only");
+  cordon_buf text = CORDON_BUF_INIT, msg = CORDON_BUF_INIT;
+  cordon_params params = CORDON_PARAMS_INIT;
+  assert_int_equal(cordon_seatbelt_policy(p, &ctx, true, &text, &params, &msg), CORDON_SANDBOX_INVALID_REQUEST);
+  assert_non_null(strstr(cordon_buf_str(&msg), "~/.ssh"));
+  cordon_buf_free(&text);
+  cordon_buf_free(&msg);
+  cordon_params_free(&params);
+  cordon_profile_free(p);
+}
+
 static void disabled_and_external_profiles_are_invalid_requests(void **state) {
   (void)state;
   cordon_profile_kind kinds[] = {CORDON_PROFILE_DISABLED, CORDON_PROFILE_EXTERNAL};
@@ -356,6 +371,7 @@ int main(void) {
     cmocka_unit_test(the_profile_section_has_no_version_and_no_base),
     cmocka_unit_test(paths_with_quotes_parentheses_and_unicode_travel_as_parameters),
     cmocka_unit_test(a_newline_in_a_context_path_is_an_invalid_request),
+    cmocka_unit_test(a_home_deny_without_a_home_in_the_context_is_refused),
     cmocka_unit_test(disabled_and_external_profiles_are_invalid_requests),
     cmocka_unit_test(the_wrapper_argv_is_exactly_helper_policy_params_and_command),
     cmocka_unit_test(the_wrapper_refuses_bad_parameter_names_and_control_characters),

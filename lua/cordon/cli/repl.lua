@@ -13,7 +13,7 @@ An interactive Lua 5.4 prompt with `cordon` loaded (require "cordon"). Type an e
 value (`=expr` also works), or any Lua statement. Examples:
   p = cordon.profile.standard("workspace-write")
   p:can_write("/w/src", {cwd = "/w"})
-  text, params = cordon.manager.seatbelt_policy("read-only", {cwd = "/w"})
+  text, params = cordon.manager.seatbelt_policy("read-only", {cwd = "/w", home = "/h"})
   cordon.manager.transform{argv = {"ls"}, cwd = "/w", profile = "read-only", ctx = {cwd = "/w"}, platform = "linux"}
 End with Ctrl-D or os.exit().
 
