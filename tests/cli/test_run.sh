@@ -56,6 +56,15 @@ not_run "an unknown profile"
 expect_status 125 "an unknown option" -- run --frobnicate -- touch "$tmp/marker"
 not_run "an unknown option"
 
+# Bad paths are cordon's error and nothing runs; odd but valid ones (quotes, parentheses, colons,
+# spaces, unicode) travel as parameters and work.
+expect_status 125 "a workdir with a newline" -- run --platform linux --workdir "$tmp/a
+b" -- touch "$tmp/marker"
+not_run "a workdir with a newline"
+odd="$tmp/q\"uote (paren) c:d é"
+mkdir -p "$odd"
+expect_status 0 "a workdir with quotes, parentheses, colons and unicode" -- run --dry-run --platform linux --workdir "$odd" -- true
+
 # Host execution: only for a profile that needs no sandbox; argv reaches the command exactly.
 expect_status 7 "the command's own status" -- run --sandbox forbid --profile danger-full-access -- sh -c 'exit 7'
 expect_status 0 "argv passes through" -- run --profile danger-full-access -- printf '%s|' 'a b' 'c"d' 'e:f' '(g)'
