@@ -160,6 +160,9 @@ deny file-write-data /dev/urandom
 allow file-read-data /dev/urandom
 allow file-read-data /proc/self/status
 allow file-read-data /sys/devices/system/cpu/online
+allow file-read-data /etc/java-17-openjdk/security/java.security
+allow process-exec $H/.local/bin/aider
+deny file-write-data $H/.local/bin/aider
 deny file-read-data /proc/1/environ
 deny file-read-data /etc/shadow
 deny file-write-data /usr/bin/git
