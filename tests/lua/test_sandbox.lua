@@ -1,0 +1,177 @@
+-- tests/lua/test_sandbox.lua — invariant 6: untrusted Lua runs restricted (cordon.c.sandbox), and
+-- Lua profile scripts (cordon.luaprofile) are validated into IR rules with file and rule index.
+local t = require "harness"
+local sandbox = require "cordon.c.sandbox"
+local luaprofile = require "cordon.luaprofile"
+
+local function run(code, opts) return sandbox.run(code, "@s.lua", opts) end
+
+t.test("a script's plain-data result is copied into the caller", function()
+  local v, stats = run("return { 1, 'two', x = { y = true }, [3] = 2.5 }")
+  t.same(v, { 1, "two", 2.5, x = { y = true } })
+  t.ok(stats.instructions >= 0 and stats.memory > 0, "stats")
+end)
+
+t.test("the allowed libraries work", function()
+  local v = run("return { string.format('%d', 3), table.concat({'a','b'}, ','), math.max(1, 2), utf8.char(233),"
+    .. " select('#', 1, 2), tostring(1), tonumber('7'), type({}), pcall(error, 'x') }")
+  t.same(v, { "3", "a,b", 2, "é", 2, "1", 7, "table", false, "x" })
+end)
+
+t.test("dangerous globals are absent", function()
+  for _, name in ipairs { "os", "io", "load", "loadfile", "dofile", "require", "package", "debug",
+                          "collectgarbage", "coroutine", "print" } do
+    local v = run("return " .. name .. " == nil")
+    t.eq(v, true, name)
+  end
+  t.eq(run("return string.dump == nil"), true, "string.dump")
+end)
+
+t.test("calling os.execute or io.popen fails as a script error", function()
+  t.fails("lua_error", run("os.execute('touch /tmp/cordon-sandbox-escape')"))
+  t.fails("lua_error", run("return io.popen('id')"))
+  local f = io.open("/tmp/cordon-sandbox-escape")
+  if f then f:close() end
+  t.ok(f == nil, "no file was created")
+end)
+
+t.test("the caller's globals are not visible to the script", function()
+  _G.cordon_secret_for_test = "s3cret"
+  t.eq(run("return cordon_secret_for_test == nil"), true)
+  _G.cordon_secret_for_test = nil
+end)
+
+t.test("precompiled bytecode is refused", function()
+  local msg = t.fails("lua_syntax", sandbox.run(string.dump(function() return 1 end), "=b"))
+  t.ok(msg:find("precompiled", 1, true), msg)
+end)
+
+t.test("an endless loop is stopped by the instruction budget with its line", function()
+  local msg = t.fails("budget_exceeded", run("local x = 0\nwhile true do x = x + 1 end", { instructions = 100000 }))
+  t.ok(msg:find("s.lua:2: instruction budget exceeded", 1, true), msg)
+end)
+
+t.test("pcall cannot swallow an exhausted budget", function()
+  t.fails("budget_exceeded", run([[
+    for i = 1, 100 do pcall(function() while true do end end) end
+    return "escaped"]], { instructions = 100000 }))
+end)
+
+t.test("memory is capped", function()
+  t.fails("memory_exceeded", run("local t = {} for i = 1, 1e8 do t[i] = i end", { memory = 1 << 20 }))
+  t.fails("memory_exceeded", run("return string.rep('x', 1 << 24)", { memory = 1 << 20 }))
+end)
+
+t.test("a catastrophic pattern is charged before it runs", function()
+  local msg = t.fails("budget_exceeded", run("return string.find(string.rep('a', 5000), '.-.-.-.-.-.-b')"))
+  t.ok(msg:find("pattern too costly", 1, true), msg)
+  t.eq(run("return ('a=b'):match('(%w)=(%w)')"), "a")
+end)
+
+t.test("a wall-clock limit stops work the instruction count cannot see", function()
+  local msg = t.fails("budget_exceeded", run(
+    "local s = string.rep('x', 1 << 21) while true do local u = s .. 'a' end", { instructions = 1 << 50, seconds = 0.2 }))
+  t.ok(msg:find("time limit exceeded", 1, true), msg)
+end)
+
+t.test("finalizers are refused because they would run outside the budget", function()
+  local msg = t.fails("lua_error", run("setmetatable({}, { __gc = function() while true do end end }) return 1"))
+  t.ok(msg:find("__gc", 1, true), msg)
+  t.eq(run("return getmetatable(setmetatable({}, { __index = { a = 1 } })).__index.a"), 1)
+end)
+
+t.test("functions, userdata and cycles in the result are refused", function()
+  t.fails("bad_result", run("return { f = function() end }"))
+  t.fails("bad_result", run("local t = {} t.self = t return t"))
+  t.fails("bad_result", run("return { [{}] = 1 }"))
+end)
+
+t.test("shared subtables cannot blow up the copy", function()
+  t.fails("bad_result", run([[
+    local t = { 1 }
+    for i = 1, 25 do t = { t, t } end
+    return t]]))
+end)
+
+t.test("a script that returns nothing is a failure", function()
+  t.fails("no_result", run("local x = 1"))
+end)
+
+t.test("syntax and runtime errors carry the chunk name and line", function()
+  local msg = t.fails("lua_syntax", run("x = = 1"))
+  t.ok(msg:find("s.lua:1:", 1, true), msg)
+  msg = t.fails("lua_error", run("\nerror('boom')"))
+  t.ok(msg:find("s.lua:2: boom", 1, true), msg)
+  msg = t.fails("lua_error", run("error({})"))
+  t.ok(msg:find("table value", 1, true), msg)
+end)
+
+t.test("globals passed in are plain copies", function()
+  local input = { home = "/h", list = { "a" } }
+  local v = run("ctx.list[1] = 'changed' return ctx.home .. ctx.list[1]", { globals = { ctx = input } })
+  t.eq(v, "/hchanged")
+  t.eq(input.list[1], "a", "the caller's table is untouched")
+end)
+
+t.test("misuse raises", function()
+  t.ok(not pcall(sandbox.run, {}, "x"))
+  t.ok(not pcall(sandbox.run, "return 1", "x", { instructions = 0 }))
+  t.ok(not pcall(sandbox.run, "return 1", "x", { globals = 3 }))
+end)
+
+-- Lua profile scripts ---------------------------------------------------------------------------------
+
+t.test("a profile script returns IR rules, with helpers and a source per rule", function()
+  local rules, err = luaprofile.run([[
+    return {
+      allow { "file-read*", subpath(cordon.home .. "/tools"), comment = "tools live here" },
+      deny { "network-outbound", remote("tcp", "*:22") },
+      { action = "allow", ops = { "file-write*" }, filters = { require_not(literal "/x") } },
+    }]], "/p/extra.lua", { home = "/h" })
+  t.ok(rules, err)
+  t.eq(#rules, 3)
+  t.same(rules[1].filters, { { "subpath", "/h/tools" } })
+  t.eq(rules[1].comment, "tools live here")
+  t.eq(rules[1].source, "/p/extra.lua: rule 1")
+  t.same(rules[2].filters, { { "remote", "tcp", "*:22" } })
+  t.same(rules[3].filters, { { "require-not", { "literal", "/x" } } })
+  t.same(rules[2].modifiers, {})
+end)
+
+t.test("parameters are accepted as filter arguments", function()
+  local rules = assert(luaprofile.run("return { allow { 'file-read*', subpath(param 'HOME_DIR') } }", "p.lua"))
+  t.same(rules[1].filters[1], { "subpath", { param = "HOME_DIR" } })
+end)
+
+t.test("bad rules are reported with the file and the rule index", function()
+  local cases = {
+    { "return { allow { 'file-read*', subpath 'rel' } }", "p.lua: rule 1 filter 1 (subpath) argument 1 must be an absolute path" },
+    { "return { { action = 'allow', ops = {} } }", "p.lua: rule 1: ops must be a non-empty list" },
+    { "return { allow {'x'}, { action = 'permit', ops = { 'x' } } }", "p.lua: rule 2: action must be" },
+    { "return { 1 }", "p.lua: rule 1 must be a table" },
+    { "return 1", "p.lua: the script must return a list of rules" },
+    { "return { allow { 'file-read*', literal '/a\\nb' } }", "control character" },
+    { "return { allow { 'file read' } }", "not a valid operation name" },
+    { "return { { action = 'allow', ops = { 'x' }, extra = 1 } }", "unknown field extra" },
+    { "return { allow { 'x', { 'require-not', { 'literal', '/a' }, { 'literal', '/b' } } } }", "exactly one filter" },
+    { "return { allow { 'x', literal(string.rep('a', 2000)) } }", "longer than 1000 bytes" },
+  }
+  for _, c in ipairs(cases) do
+    local msg = t.fails("lua_profile", luaprofile.run(c[1], "p.lua"))
+    t.ok(msg:find(c[2], 1, true), msg)
+  end
+end)
+
+t.test("a profile script cannot reach the system and is on a budget", function()
+  local msg = t.fails("lua_profile", luaprofile.run("os.execute('id') return {}", "p.lua"))
+  t.ok(msg:find("p.lua:1:", 1, true) and msg:find("(lua_error)", 1, true), msg)
+  msg = t.fails("lua_profile", luaprofile.run("while 1 do end", "p.lua", { limits = { instructions = 10000 } }))
+  t.ok(msg:find("budget_exceeded", 1, true), msg)
+end)
+
+t.test("loading a missing profile script is a clear failure", function()
+  local msg = t.fails("lua_profile", luaprofile.load("/nonexistent/cordon/extra.lua"))
+  t.ok(msg:find("/nonexistent/cordon/extra.lua", 1, true), msg)
+end)
+
+return t.finish()
