@@ -79,7 +79,6 @@ cordon_decider *cordon_decider_new(cordon_policy *policy, const char *const *par
   for (unsigned i = 0; i < d->nbuckets; i++) d->parent[i] = cordon_sbpl_op_parent_index((int)i);
   for (unsigned i = 0; i < d->nbuckets; i++) {
     d->buckets[i].unfiltered = -1;
-    d->buckets[i].index.root = -1;
   }
   for (size_t i = 0; i < 2 * nparams; i++)
     if (!(d->params[i] = strdup(params[i] ? params[i] : ""))) goto fail;
@@ -150,6 +149,13 @@ static cordon_decide_status decide_index(cordon_decider *d, int index, const cha
   if (!cordon_target_parse(canonical, target, &t, err, errcap)) return CORDON_DECIDE_BAD_TARGET;
   cordon_match_ctx ctx = {.facts = facts, .nfacts = nfacts,
                           .params = (const char *const *)d->params, .nparams = d->nparams};
+  /* which index answers this target: paths, names, unix sockets by end; other network targets none */
+  cordon_index_kind kind = t.kind == CORDON_TARGET_PATH ? CORDON_INDEX_PATH
+                           : t.kind == CORDON_TARGET_NAME ? CORDON_INDEX_NAME
+                           : !strncmp(t.proto, "unix", 4) ? (t.local ? CORDON_INDEX_UNIX_LOCAL : CORDON_INDEX_UNIX_REMOTE)
+                                                          : CORDON_INDEX_KINDS;
+  const char *key = kind == CORDON_INDEX_UNIX_LOCAL || kind == CORDON_INDEX_UNIX_REMOTE ? t.host : t.text;
+  size_t keylen = strlen(key);
   bool covered = cordon_sbpl_op_default_covers_index(index);
   for (int i = index; i >= 0; i = d->parent[i]) {
     if (i == d->default_index && !covered) {
@@ -161,12 +167,10 @@ static cordon_decide_status decide_index(cordon_decider *d, int index, const cha
     const bucket *b = &d->buckets[i];
     /* Path and name queries without facts: the index gives the last plain rule that matches; only the
      * other rules after it need testing. Otherwise every filtered rule is tested, last first. */
-    bool indexed = nfacts == 0 && b->index.complex && t.kind != CORDON_TARGET_NETWORK;
-    bool by_name = t.kind == CORDON_TARGET_NAME;
-    long best = !indexed ? -1 : by_name ? cordon_name_index_best(&b->index, t.text, t.len)
-                                        : cordon_path_index_best(&b->index, t.text, t.len);
-    const size_t *scan = !indexed ? NULL : by_name ? b->index.complex_names : b->index.complex;
-    size_t nscan = !indexed ? b->nfiltered : by_name ? b->index.ncomplex_names : b->index.ncomplex;
+    bool indexed = nfacts == 0 && b->index.built && kind != CORDON_INDEX_KINDS;
+    long best = indexed ? cordon_path_index_best(&b->index, kind, key, keylen) : -1;
+    const size_t *scan = indexed ? b->index.complex[kind] : NULL;
+    size_t nscan = indexed ? b->index.ncomplex[kind] : b->nfiltered;
     for (size_t c = nscan; c-- > 0;) {
       size_t k = scan ? scan[c] : c;
       if ((long)k < best) break;

@@ -1,4 +1,4 @@
-/* src/sbpl/decide_index.c — hash index of plain path and name rules for decisions. */
+/* src/sbpl/decide_index.c — hash index of plain path, name and unix-socket rules for decisions. */
 #include "sbpl/decide_index.h"
 
 #include "sbpl/match.h"
@@ -57,68 +57,113 @@ static bool map_put(cordon_index_map *m, const char *key, long pos) {
   return true;
 }
 
-/* A filter the index can answer exactly for path targets (names == false) or name targets: a literal
- * or subpath on a fixed path, or an exact name of the target (global-name, sysctl-name, …), or
- * require-any (or a one-child require-all) of such filters. For a path target a name filter never
- * matches, and the other way round, so those count as plain too and add nothing. */
-static bool plain(const cordon_filter *f, bool names) {
+static bool is_unix(const char *proto) { return !strncmp(proto, "unix", 4); }
+
+static bool fixed_path(const cordon_filter *f) {
+  return f->kind == CORDON_F_PATH && f->nargs == 1 && !f->args[0].is_param &&
+         (f->match == CORDON_MATCH_LITERAL || f->match == CORDON_MATCH_SUBPATH);
+}
+
+/* A fixed literal/subpath, or a require-any of only such: what a unix-socket filter may hold. */
+static bool only_paths(const cordon_filter *f) {
+  if (f->kind != CORDON_F_ANY) return fixed_path(f);
+  for (size_t i = 0; i < f->nchildren; i++)
+    if (!only_paths(f->children[i])) return false;
+  return true;
+}
+
+/* Can the index answer filter `f` exactly for targets of `kind`? Filters that can never match such a
+ * target (a name filter on a path, a tcp filter on a unix socket, …) are plain and add nothing; the
+ * rules for that are cordon_filter_match's (match.c), mirrored here. */
+static bool plain(const cordon_filter *f, cordon_index_kind kind) {
   switch (f->kind) {
   case CORDON_F_PATH:
-    if (names) return true;
-    return f->nargs == 1 && !f->args[0].is_param &&
-           (f->match == CORDON_MATCH_LITERAL || f->match == CORDON_MATCH_SUBPATH);
+    return kind == CORDON_INDEX_NAME || fixed_path(f);
   case CORDON_F_NAME:
     if (!cordon_filter_names_target(f)) return false;
-    if (!names) return true;
-    return f->nargs == 1 && !f->args[0].is_param && f->match == CORDON_MATCH_LITERAL;
+    return kind != CORDON_INDEX_NAME ||
+           (f->nargs == 1 && !f->args[0].is_param && f->match == CORDON_MATCH_LITERAL);
+  case CORDON_F_NETWORK:
+    if (kind == CORDON_INDEX_PATH || kind == CORDON_INDEX_NAME) return true;
+    if (f->nargs == 0) return true;                      /* no protocol means ip: never a unix socket */
+    if (f->args[0].is_param) return false;
+    if (!is_unix(f->args[0].text)) return true;          /* ip, tcp, udp: never a unix socket */
+    if (f->nargs >= 2) return false;
+    for (size_t i = 0; i < f->nchildren; i++)
+      if (!only_paths(f->children[i])) return false;
+    return true;
   case CORDON_F_ANY:
     for (size_t i = 0; i < f->nchildren; i++)
-      if (!plain(f->children[i], names)) return false;
+      if (!plain(f->children[i], kind)) return false;
     return true;
   case CORDON_F_ALL:
-    return f->nchildren == 1 && plain(f->children[0], names);
+    return f->nchildren == 1 && plain(f->children[0], kind);
   default:
     return false;
   }
 }
 
-static bool add(cordon_path_index *ix, const cordon_filter *f, long pos, bool names) {
-  if (f->kind != CORDON_F_PATH && f->kind != CORDON_F_NAME) {
+static bool add_path(cordon_index_paths *ps, const cordon_filter *f, long pos) {
+  if (f->kind != CORDON_F_PATH) { /* a require-any of paths, below a unix-socket filter */
     for (size_t i = 0; i < f->nchildren; i++)
-      if (!add(ix, f->children[i], pos, names)) return false;
+      if (!add_path(ps, f->children[i], pos)) return false;
     return true;
   }
-  if (names) return f->kind == CORDON_F_PATH || map_put(&ix->names, f->args[0].text, pos);
-  if (f->kind == CORDON_F_NAME) return true;
   const char *s = f->args[0].text;
   size_t n = strlen(s);
   if (s[0] != '/') return true;                      /* kernel paths are absolute: never matches */
   if (n > 1 && s[n - 1] == '/') return true;         /* kernel paths never end in '/': never matches */
   if (f->match == CORDON_MATCH_SUBPATH && n == 1) {  /* (subpath "/") holds every path */
-    if (pos > ix->root) ix->root = pos;
+    if (pos > ps->any) ps->any = pos;
     return true;
   }
-  return map_put(f->match == CORDON_MATCH_LITERAL ? &ix->literal : &ix->subpath, s, pos);
+  return map_put(f->match == CORDON_MATCH_LITERAL ? &ps->literal : &ps->subpath, s, pos);
+}
+
+static bool add(cordon_path_index *ix, const cordon_filter *f, long pos, cordon_index_kind kind) {
+  cordon_index_paths *ps = &ix->paths[kind];
+  switch (f->kind) {
+  case CORDON_F_PATH:
+    return kind == CORDON_INDEX_NAME || add_path(ps, f, pos);
+  case CORDON_F_NAME:
+    return kind != CORDON_INDEX_NAME || map_put(&ps->literal, f->args[0].text, pos);
+  case CORDON_F_NETWORK: {
+    if (kind == CORDON_INDEX_PATH || kind == CORDON_INDEX_NAME) return true;
+    if (f->nargs == 0 || !is_unix(f->args[0].text)) return true;
+    bool local = !strcmp(f->name, "local");
+    if (local != (kind == CORDON_INDEX_UNIX_LOCAL)) return true;
+    if (f->nchildren == 0) { /* (remote unix-socket): any socket */
+      if (pos > ps->any) ps->any = pos;
+      return true;
+    }
+    for (size_t i = 0; i < f->nchildren; i++)
+      if (!add_path(ps, f->children[i], pos)) return false;
+    return true;
+  }
+  default:
+    for (size_t i = 0; i < f->nchildren; i++)
+      if (!add(ix, f->children[i], pos, kind)) return false;
+    return true;
+  }
 }
 
 bool cordon_path_index_build(cordon_path_index *ix, const cordon_policy *p, const size_t *rules, size_t n) {
   memset(ix, 0, sizeof *ix);
-  ix->root = -1;
-  ix->complex = malloc((n ? n : 1) * sizeof *ix->complex);
-  ix->complex_names = malloc((n ? n : 1) * sizeof *ix->complex_names);
-  if (!ix->complex || !ix->complex_names) goto fail;
-  for (size_t k = 0; k < n; k++) {
-    const cordon_filter *f = p->rules[rules[k]].filter;
-    for (int names = 0; names < 2; names++) {
-      if (f && plain(f, names)) {
-        if (!add(ix, f, (long)k, names)) goto fail;
-      } else if (names) {
-        ix->complex_names[ix->ncomplex_names++] = k;
+  for (int k = 0; k < CORDON_INDEX_KINDS; k++) {
+    ix->paths[k].any = -1;
+    if (!(ix->complex[k] = malloc((n ? n : 1) * sizeof *ix->complex[k]))) goto fail;
+  }
+  for (size_t r = 0; r < n; r++) {
+    const cordon_filter *f = p->rules[rules[r]].filter;
+    for (int k = 0; k < CORDON_INDEX_KINDS; k++) {
+      if (f && plain(f, (cordon_index_kind)k)) {
+        if (!add(ix, f, (long)r, (cordon_index_kind)k)) goto fail;
       } else {
-        ix->complex[ix->ncomplex++] = k;
+        ix->complex[k][ix->ncomplex[k]++] = r;
       }
     }
   }
+  ix->built = true;
   return true;
 fail:
   cordon_path_index_free(ix);
@@ -126,34 +171,33 @@ fail:
 }
 
 void cordon_path_index_free(cordon_path_index *ix) {
-  free(ix->literal.slots);
-  free(ix->subpath.slots);
-  free(ix->names.slots);
-  free(ix->complex);
-  free(ix->complex_names);
+  for (int k = 0; k < CORDON_INDEX_KINDS; k++) {
+    free(ix->paths[k].literal.slots);
+    free(ix->paths[k].subpath.slots);
+    free(ix->complex[k]);
+  }
   memset(ix, 0, sizeof *ix);
-  ix->root = -1;
 }
 
-long cordon_path_index_best(const cordon_path_index *ix, const char *path, size_t len) {
-  long best = path[0] == '/' ? ix->root : -1;
+long cordon_path_index_best(const cordon_path_index *ix, cordon_index_kind kind, const char *text, size_t len) {
+  const cordon_index_paths *ps = &ix->paths[kind];
   const cordon_index_slot *s;
+  if (kind == CORDON_INDEX_NAME) {
+    s = map_find(&ps->literal, text, len, fnv(FNV_OFFSET, text, len));
+    return s ? s->pos : -1;
+  }
+  long best = text[0] == '/' ? ps->any : -1;
   uint64_t h = FNV_OFFSET;
-  if (ix->subpath.n) {
+  if (ps->subpath.n) {
     /* every ancestor "/a", "/a/b", … and the path itself: a subpath S matches S and what lies under S/ */
     for (size_t i = 0; i < len; i++) {
-      if (path[i] == '/' && i > 0 && (s = map_find(&ix->subpath, path, i, h)) && s->pos > best) best = s->pos;
-      h = (h ^ (unsigned char)path[i]) * FNV_PRIME;
+      if (text[i] == '/' && i > 0 && (s = map_find(&ps->subpath, text, i, h)) && s->pos > best) best = s->pos;
+      h = (h ^ (unsigned char)text[i]) * FNV_PRIME;
     }
-    if ((s = map_find(&ix->subpath, path, len, h)) && s->pos > best) best = s->pos;
+    if ((s = map_find(&ps->subpath, text, len, h)) && s->pos > best) best = s->pos;
   } else {
-    h = fnv(h, path, len);
+    h = fnv(h, text, len);
   }
-  if ((s = map_find(&ix->literal, path, len, h)) && s->pos > best) best = s->pos;
+  if ((s = map_find(&ps->literal, text, len, h)) && s->pos > best) best = s->pos;
   return best;
-}
-
-long cordon_name_index_best(const cordon_path_index *ix, const char *name, size_t len) {
-  const cordon_index_slot *s = map_find(&ix->names, name, len, fnv(FNV_OFFSET, name, len));
-  return s ? s->pos : -1;
 }

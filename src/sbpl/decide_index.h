@@ -1,7 +1,8 @@
-/* src/sbpl/decide_index.h — a per-operation index of the rules whose filters are plain literal and
- * subpath paths or exact names (alone or in require-any), so a query finds the last such rule that
- * matches with a few hash lookups (one per ancestor) instead of testing every rule. Rules with any other filter
- * stay in a short list tested one by one. Policies are mostly made of such plain rules, which is what
+/* src/sbpl/decide_index.h — a per-operation index of the rules whose filters are plain: literal and
+ * subpath paths, exact names (global-name, sysctl-name, …), unix-socket paths, alone or in
+ * require-any. A query finds the last such rule that matches with a few hash lookups (one per
+ * ancestor of a path) instead of testing every rule; the rules the index cannot answer stay in a short
+ * list, per kind of target, tested one by one. Policies are mostly made of plain rules, which is what
  * makes a million decisions a second possible (docs/benchmarks.md). */
 #ifndef CORDON_SBPL_DECIDE_INDEX_H
 #define CORDON_SBPL_DECIDE_INDEX_H
@@ -23,15 +24,25 @@ typedef struct {
   size_t cap, n;
 } cordon_index_map;
 
+/* Paths: literal strings, subpath roots, and the highest (subpath "/") or "any path" position. */
 typedef struct {
   cordon_index_map literal, subpath;
-  long root;        /* highest position of a (subpath "/"), -1 when none */
-  size_t *complex;  /* positions of rules the index cannot answer for paths, ascending */
-  size_t ncomplex;
-  /* the same for name targets (mach services, sysctls, …): exact names of global-name, sysctl-name, … */
-  cordon_index_map names;
-  size_t *complex_names;
-  size_t ncomplex_names;
+  long any;
+} cordon_index_paths;
+
+typedef enum {
+  CORDON_INDEX_PATH = 0,     /* an absolute path target */
+  CORDON_INDEX_NAME,         /* a name target */
+  CORDON_INDEX_UNIX_REMOTE,  /* a unix socket path, remote end (network-outbound) */
+  CORDON_INDEX_UNIX_LOCAL,   /* a unix socket path, local end (network-bind, network-inbound) */
+  CORDON_INDEX_KINDS
+} cordon_index_kind;
+
+typedef struct {
+  cordon_index_paths paths[CORDON_INDEX_KINDS]; /* NAME uses only `literal` */
+  size_t *complex[CORDON_INDEX_KINDS];          /* positions the index cannot answer, ascending */
+  size_t ncomplex[CORDON_INDEX_KINDS];
+  bool built;
 } cordon_path_index;
 
 /* Indexes the filtered rules `rules[0..n)` (indexes into p->rules, in policy order; position = index in
@@ -39,9 +50,7 @@ typedef struct {
 bool cordon_path_index_build(cordon_path_index *ix, const cordon_policy *p, const size_t *rules, size_t n);
 void cordon_path_index_free(cordon_path_index *ix);
 
-/* The highest position among indexed rules that match absolute path `path` (length len), or -1.
- * Valid only for queries that state no facts (a fact can make a name filter match a path). */
-long cordon_path_index_best(const cordon_path_index *ix, const char *path, size_t len);
-/* The same for a name target. */
-long cordon_name_index_best(const cordon_path_index *ix, const char *name, size_t len);
+/* The highest position among the plain rules that match `text` (length len) as a target of `kind`,
+ * or -1. Valid only for queries that state no facts (a fact can make a name filter match). */
+long cordon_path_index_best(const cordon_path_index *ix, cordon_index_kind kind, const char *text, size_t len);
 #endif

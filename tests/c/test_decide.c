@@ -229,8 +229,8 @@ static cordon_action brute(cordon_policy *p, const char *op, const char *path, u
   cordon_target t;
   char err[64];
   cordon_match_ctx ctx = {0};
+  cordon_target_parse(op, path, &t, err, sizeof err); /* the requested operation says what the target is */
   for (const char *o = op; o; o = cordon_sbpl_op_parent(o)) {
-    cordon_target_parse(o, path, &t, err, sizeof err);
     const cordon_rule *unfiltered = NULL;
     for (size_t i = p->nrules; i-- > 0;) {
       cordon_rule *r = &p->rules[i];
@@ -303,6 +303,75 @@ static void the_path_index_agrees_with_testing_every_rule(void **state) {
   }
 }
 
+static cordon_filter *random_filter(unsigned *seed) {
+  static const char *const paths[] = {"/s", "/s/a", "/s/ab", "/t"};
+  static const char *const names[] = {"com.a", "com.b", "com.a.x"};
+  *seed = *seed * 1103515245 + 12345;
+  unsigned v = *seed >> 16;
+  cordon_filter *f;
+  switch (v % 7) {
+  case 0: return cordon_filter_path(v & 8 ? "literal" : "subpath", paths[(v >> 4) % 4], false);
+  case 1:
+    f = cordon_filter_new(CORDON_F_NAME, v & 8 ? "global-name" : "global-name-prefix",
+                          v & 8 ? CORDON_MATCH_LITERAL : CORDON_MATCH_PREFIX);
+    cordon_filter_add_arg(f, names[(v >> 4) % 3], false);
+    return f;
+  case 2: case 3:
+    f = cordon_filter_new(CORDON_F_NETWORK, v & 8 ? "local" : "remote", CORDON_MATCH_NONE);
+    cordon_filter_add_arg(f, "unix-socket", false);
+    if (v & 16) cordon_filter_add_child(f, cordon_filter_path(v & 32 ? "literal" : "subpath", paths[(v >> 6) % 4], false));
+    return f;
+  case 4:
+    f = cordon_filter_new(CORDON_F_NETWORK, "remote", CORDON_MATCH_NONE);
+    cordon_filter_add_arg(f, "tcp", false);
+    cordon_filter_add_arg(f, "localhost:*", false);
+    return f;
+  case 5:
+    f = cordon_filter_new(CORDON_F_ANY, "require-any", CORDON_MATCH_NONE);
+    cordon_filter_add_child(f, random_filter(seed));
+    cordon_filter_add_child(f, random_filter(seed));
+    return f;
+  default:
+    f = cordon_filter_new(CORDON_F_NOT, "require-not", CORDON_MATCH_NONE);
+    cordon_filter_add_child(f, random_filter(seed));
+    return f;
+  }
+}
+
+static void the_name_and_socket_index_agrees_with_testing_every_rule(void **state) {
+  (void)state;
+  static const char *const ops[] = {"network-outbound", "network-bind", "network*", "mach-lookup", "mach*"};
+  static const struct { const char *op, *target; } queries[] = {
+      {"network-outbound", "/s/a"}, {"network-outbound", "/s/ab"}, {"network-outbound", "/t"},
+      {"network-outbound", "local:/s"}, {"network-bind", "/s/a"}, {"network-bind", "remote:/t"},
+      {"network-outbound", "localhost:80"}, {"mach-lookup", "com.a"}, {"mach-lookup", "com.a.x"},
+      {"mach-lookup", "com.b"}, {"mach-lookup", "/s/a"}, {"network-outbound", "/x"}};
+  unsigned seed = 777;
+  for (int round = 0; round < 400; round++) {
+    cordon_policy *p = fresh();
+    int n = 1 + (int)((seed = seed * 1103515245 + 12345) >> 16) % 10;
+    for (int i = 0; i < n; i++) {
+      seed = seed * 1103515245 + 12345;
+      cordon_rule *r = add(p, (seed >> 20) & 1 ? CORDON_DENY : CORDON_ALLOW, ops[(seed >> 16) % 5], NULL);
+      if ((seed >> 22) & 7) r->filter = random_filter(&seed);
+    }
+    cordon_decider *d = cordon_decider_new(p, NULL, 0);
+    for (size_t q = 0; q < sizeof queries / sizeof queries[0]; q++) {
+      cordon_decision dec;
+      char err[64];
+      assert_int_equal(cordon_decide(d, queries[q].op, queries[q].target, NULL, 0, &dec, err, sizeof err),
+                       CORDON_DECIDE_OK);
+      unsigned line;
+      cordon_action want = brute(p, queries[q].op, queries[q].target, &line);
+      if (dec.action != want || (dec.rule ? dec.rule->loc.line : 0) != line)
+        fail_msg("round %d, %s %s: index says line %u, reference says line %u", round, queries[q].op,
+                 queries[q].target, dec.rule ? dec.rule->loc.line : 0, line);
+    }
+    cordon_decider_free(d);
+    cordon_policy_free(p);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(the_last_matching_filtered_rule_wins),
@@ -317,6 +386,7 @@ int main(void) {
       cmocka_unit_test(bad_queries_are_refused_with_a_reason),
       cmocka_unit_test(batch_answers_one_line_per_query_line_in_order),
       cmocka_unit_test(the_path_index_agrees_with_testing_every_rule),
+      cmocka_unit_test(the_name_and_socket_index_agrees_with_testing_every_rule),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
