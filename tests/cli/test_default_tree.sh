@@ -119,6 +119,9 @@ allow file-write-data $H/.cargo/registry/cache/x
 allow file-write-data $H/Library/Caches/go-build/ab/x
 allow file-write-data $H/.claude/projects/x.jsonl
 allow file-write-data $H/.claude.json
+allow file-write-create $H/.claude.json.tmp.4242.1700000000000
+allow file-write-create $H/.claude.json.lock
+deny file-write-create $H/.claude.jsonx
 deny file-write-data $H/.claude/settings.json
 deny file-write-data $H/.claude/commands/evil.md
 allow file-read-data $H/.claude/settings.json
