@@ -1,0 +1,149 @@
+-- tests/lua/test_trust.lua — the workdir trust decision: canonical paths, planted symlinks, unsafe files.
+local t = require "harness"
+local trust = require "cordon.trust"
+local sys = require "cordon.c.sys"
+
+local function sh(cmd) assert(os.execute(cmd), cmd) end
+local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+local function write(path, text)
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+end
+local function tmpdir()
+  local p = os.tmpname()
+  os.remove(p)
+  sh("mkdir -p " .. q(p))
+  return sys.realpath(p)
+end
+
+local root = tmpdir()
+local cfg = root .. "/h/.config/cordon"
+local list = cfg .. "/trusted-workdirs"
+sh("mkdir -p " .. q(cfg) .. " " .. q(root .. "/w") .. " " .. q(root .. "/rw/inner") .. " " .. q(root .. "/rw/other"))
+sh("chmod 700 " .. q(cfg))
+
+local function decide(workdir, extra)
+  local req = { workdir = workdir, list_path = list, flag = false }
+  for k, v in pairs(extra or {}) do req[k] = v end
+  return trust.decide(req)
+end
+
+t.test("normalize collapses slashes, dots and dot-dots lexically", function()
+  t.eq(trust.normalize("/a//b/./c/"), "/a/b/c")
+  t.eq(trust.normalize("/a/b/../c"), "/a/c")
+  t.eq(trust.normalize("/../x"), "/x")
+  t.eq(trust.normalize("/"), "/")
+end)
+
+t.test("within respects path segments", function()
+  t.ok(trust.within("/repo", "/repo/a"))
+  t.ok(trust.within("/repo", "/repo"))
+  t.ok(not trust.within("/repo", "/repo2"))
+  t.ok(trust.within("/", "/x"))
+end)
+
+t.test("the trust list reads absolute directories and skips comments", function()
+  local e = assert(trust.read_list("L", "# trusted\n/a/b\n\n  /c//d/  # not a comment: part of the path?\n"))
+  t.eq(e[1].path, "/a/b")
+  t.eq(e[1].line, 2)
+  t.eq(#e, 2)
+end)
+
+t.test("a relative trust-list entry is an error with file:line:col", function()
+  local _, msg = trust.read_list("L", "/ok\n  rel/dir\n")
+  t.ok(msg:find("^config_error: L:2:3: trusted directory must be an absolute path"), msg)
+end)
+
+t.test("without a flag or a list entry the workdir is not trusted, and the reason says how", function()
+  os.remove(list)
+  local d = assert(decide(root .. "/w"))
+  t.eq(d.trusted, false)
+  t.ok(d.reason:find("--trust-workdir-config", 1, true), d.reason)
+  t.ok(d.reason:find(list, 1, true), d.reason)
+end)
+
+t.test("the flag trusts the workdir for this run", function()
+  local d = assert(decide(root .. "/w", { flag = true }))
+  t.eq(d.trusted, true)
+  t.eq(d.source, "flag")
+end)
+
+t.test("a trust-list entry equal to the canonical workdir trusts it", function()
+  write(list, "# mine\n" .. root .. "/w\n")
+  sh("chmod 600 " .. q(list))
+  local d = assert(decide(root .. "/w"))
+  t.eq(d.trusted, true)
+  t.eq(d.source, "trust-list")
+  t.eq(d.entry.line, 2)
+end)
+
+t.test("an entry for a parent directory does not trust its children", function()
+  write(list, root .. "\n")
+  local d = assert(decide(root .. "/w"))
+  t.eq(d.trusted, false)
+end)
+
+t.test("an entry reaching the workdir through a planted symlink does not match", function()
+  -- The agent, able to write rw/, replaces a trusted name with a link to a directory it controls.
+  sh("ln -s " .. q(root .. "/rw/other") .. " " .. q(root .. "/rw/trusted-name"))
+  write(list, root .. "/rw/trusted-name\n")
+  local d = assert(decide(root .. "/rw/other"))
+  t.eq(d.trusted, false)
+  t.ok(d.reason:find("symbolic link", 1, true), d.reason)
+end)
+
+t.test("a listed workdir inside another writable root is not trusted from the list", function()
+  write(list, root .. "/rw/inner\n")
+  local d = assert(decide(root .. "/rw/inner", { writable_roots = { root .. "/rw" } }))
+  t.eq(d.trusted, false)
+  t.ok(d.reason:find("inside the writable directory " .. root .. "/rw", 1, true), d.reason)
+  d = assert(decide(root .. "/rw/inner", { writable_roots = { root .. "/rw/inner" } }))
+  t.eq(d.trusted, true, "the workdir itself being writable is expected")
+end)
+
+t.test("a trust list writable by others is not used, and says why", function()
+  write(list, root .. "/w\n")
+  sh("chmod 666 " .. q(list))
+  local d = assert(decide(root .. "/w"))
+  t.eq(d.trusted, false)
+  t.ok(d.list.problem and d.list.problem:find("writable by group or others", 1, true), tostring(d.list.problem))
+  t.ok(d.reason:find("unusable", 1, true), d.reason)
+  sh("chmod 600 " .. q(list))
+end)
+
+t.test("a trust list in a directory writable by others is not used", function()
+  sh("chmod 777 " .. q(cfg))
+  local d = assert(decide(root .. "/w"))
+  t.eq(d.trusted, false)
+  sh("chmod 700 " .. q(cfg))
+  t.eq(assert(decide(root .. "/w")).trusted, true)
+end)
+
+t.test("a trust list that is a symlink is not used", function()
+  write(root .. "/elsewhere", root .. "/w\n")
+  os.remove(list)
+  sh("ln -s " .. q(root .. "/elsewhere") .. " " .. q(list))
+  local d = assert(decide(root .. "/w"))
+  t.eq(d.trusted, false)
+  t.ok(d.list.problem:find("symbolic link", 1, true), d.list.problem)
+  os.remove(list)
+end)
+
+t.test("a malformed trust list is an error, so nothing is trusted by accident", function()
+  write(list, "relative\n")
+  sh("chmod 600 " .. q(list))
+  local d, msg = decide(root .. "/w")
+  t.eq(d, nil)
+  t.ok(msg:find(list .. ":1:1:", 1, true), msg)
+  os.remove(list)
+end)
+
+t.test("check_file reports a missing file as not found", function()
+  local found, problem = trust.check_file(root .. "/missing")
+  t.eq(found, false)
+  t.eq(problem, nil)
+end)
+
+sh("rm -rf " .. q(root))
+return t.finish()
