@@ -341,10 +341,12 @@ static int b_context(lua_State *L) {
   return 1;
 }
 
-/* b:to_table() -> { kind, mode, revision, context, profile }: the JSON form as a Lua table. */
+/* b:to_table() -> { version, kind, mode, revision, context, profile }: the JSON form as a Lua table. */
 static int b_to_table(lua_State *L) {
   cordon_boundary *b = check_boundary(L, 1);
-  lua_createtable(L, 0, 5);
+  lua_createtable(L, 0, 6);
+  lua_pushinteger(L, 1);  /* the JSON form's version (boundary_json.c) */
+  lua_setfield(L, -2, "version");
   lua_pushstring(L, cordon_boundary_kind_name(cordon_boundary_kind_of(b)));
   lua_setfield(L, -2, "kind");
   set_opt(L, "mode", cordon_boundary_mode(b));
@@ -420,5 +422,7 @@ int cordon_open_boundary(lua_State *L) {
   lua_setfield(L, -2, "MAX_ENTRIES");
   lua_pushinteger(L, CORDON_EXPANSION_MAX_PATH);
   lua_setfield(L, -2, "MAX_PATH");
+  lua_pushinteger(L, CORDON_BOUNDARY_JSON_MAX);
+  lua_setfield(L, -2, "JSON_MAX");
   return 1;
 }

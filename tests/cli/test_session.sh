@@ -85,6 +85,21 @@ fails "a path with .. that does not exist" "dotdot" session expand "$id" --read 
 fails "unknown subcommand" "unknown session command" session frobnicate
 fails "unknown option" "unknown option" session list --bogus --db "$db"
 fails "missing id" "one session ID" session show --db "$db"
+# validate: a boundary in JSON form, checked strictly without a database.
+"$CORDON" session show "$id" --json --db "$db" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["boundary"]))' >"$tmp/b.json"
+out=$("$CORDON" session validate "$tmp/b.json" 2>&1)
+expect "validate accepts the JSON form show printed" grep -q "^boundary managed, revision 2 (mode explore)$" <<<"$out"
+printf '{"version":1,\n"kind":' >"$tmp/broken.json"
+fails "malformed boundary JSON names file and line" "broken.json: invalid_json: line 2" session validate "$tmp/broken.json"
+echo '{"version":1,"kind":"managed","revision":0,"profile":{"kind":"managed","network":"restricted","filesystem":{"kind":"restricted","entries":[],"extra":1}}}' >"$tmp/extra.json"
+fails "an unknown key in a boundary is refused" "profile.filesystem: unknown key 'extra'" session validate "$tmp/extra.json"
+echo '{"version":1,"kind":"bypass","revision":0,"profile":{"kind":"managed","network":"restricted","filesystem":{"kind":"restricted"}}}' | {
+  err=$("$CORDON" session validate - 2>&1); rc=$?
+  if [ $rc -eq 125 ] && grep -q "stdin: invalid_json: kind" <<<"$err"; then ok; else bad "a kind that does not match its profile ($rc: $err)"; fi
+  echo "$pass $fail" >"$tmp/counts"
+}
+read -r pass fail <"$tmp/counts"
+fails "a missing boundary file" "not_found" session validate "$tmp/missing.json"
 "$CORDON" session --help | grep -q "revision that" && ok || bad "session --help"
 "$CORDON" session expand --help | grep -q -- "--subtree" && ok || bad "session expand --help"
 

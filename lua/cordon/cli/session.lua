@@ -31,6 +31,7 @@ local SPECS = {
   show = spec(),
   list = spec(),
   history = spec(),
+  validate = spec(),
   expand = spec {
     { "read", value = true, list = true, metavar = "PATH", help = "ask for read access to PATH" },
     { "write", value = true, list = true, metavar = "PATH", help = "ask for write access to PATH" },
@@ -45,6 +46,7 @@ local USAGE = {
   list = "cordon session list [--db FILE] [--json]",
   history = "cordon session history ID [--db FILE] [--json]",
   expand = "cordon session expand ID (--read PATH | --write PATH)... [--subtree] [--network] [--db FILE] [--json]",
+  validate = "cordon session validate FILE|- [--json]",
 }
 
 local function usage(sub)
@@ -62,6 +64,7 @@ local function usage(sub)
     "  " .. USAGE.list, "      list sessions, most recently changed first",
     "  " .. USAGE.expand, "      assess an expansion; apply it unless it conflicts (exit 1) or is already covered",
     "  " .. USAGE.history, "      every revision with the reason it was applied",
+    "  " .. USAGE.validate, "      check a boundary in its JSON form (strictly) and print it",
     "",
   }, "\n")
 end
@@ -222,8 +225,26 @@ local function cmd_expand(opts, store, id)
   return outcome == "conflict" and EXIT_CONFLICT or 0
 end
 
-local COMMANDS = { new = cmd_new, show = cmd_show, list = cmd_list, expand = cmd_expand, history = cmd_history }
-local TAKES_ID = { show = true, expand = true, history = true }
+-- Checks a boundary JSON document (a file, or - for stdin) without touching the database.
+local function cmd_validate(opts, _, file)
+  local limit = require("cordon.c.boundary").JSON_MAX
+  local text, err
+  if file == "-" then
+    text = io.stdin:read(limit + 1) or ""
+  else
+    text, err = sys.readfile(file, limit + 1)
+    if not text then return cli.fail(err) end
+  end
+  local b, msg = require("cordon.boundary").decode(text)
+  if not b then return cli.fail((file == "-" and "stdin" or file) .. ": " .. msg) end
+  io.stdout:write(opts.json and json(b:to_table()) or (tostring(b) .. "\n"))
+  return 0
+end
+
+local COMMANDS = { new = cmd_new, show = cmd_show, list = cmd_list, expand = cmd_expand, history = cmd_history,
+                   validate = cmd_validate }
+local TAKES_ID = { show = true, expand = true, history = true, validate = true }
+local NEEDS_DB = { new = true, show = true, list = true, expand = true, history = true }
 
 function M.run(argv, first)
   local sub = argv[first]
@@ -236,7 +257,7 @@ function M.run(argv, first)
     return 0
   end
   local fn = COMMANDS[sub]
-  if not fn then return cli.fail("unknown session command '" .. sub .. "' (new, show, list, expand, history)") end
+  if not fn then return cli.fail("unknown session command '" .. sub .. "' (new, show, list, expand, history, validate)") end
   local opts, err = args.parse(argv, first + 1, SPECS[sub])
   if not opts then return cli.fail(err .. " (see cordon session " .. sub .. " --help)") end
   if opts.help then
@@ -247,8 +268,9 @@ function M.run(argv, first)
   local want = TAKES_ID[sub] and 1 or 0
   if #opts.positional ~= want then
     return cli.fail(string.format("session %s takes %s (see cordon session %s --help)", sub,
-      want == 1 and "one session ID" or "no arguments", sub))
+      want == 1 and (sub == "validate" and "one FILE" or "one session ID") or "no arguments", sub))
   end
+  if not NEEDS_DB[sub] then return fn(opts, nil, opts.positional[1]) end
   local store, serr = open_store(opts)
   if not store then return cli.fail(serr) end
   local ok, status = pcall(fn, opts, store, opts.positional[1])
