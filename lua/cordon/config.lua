@@ -68,7 +68,12 @@ local function text_of(file, node, key)
     fail(file, node, "'%s' expects text here, found a %s", key, node.kind == "seq" and "list" or "mapping")
   end
   local t = M.scalar_type(node)
-  if t == "null" then fail(file, node, "'%s' expects text here, found an empty value", key) end
+  if t == "null" then
+    if node.value == "~" then
+      fail(file, node, "'%s' expects text here, found ~, which YAML reads as null (write '~' for the home directory)", key)
+    end
+    fail(file, node, "'%s' expects text here, found an empty value", key)
+  end
   if t == "boolean" then
     fail(file, node, "'%s' expects text here, found the boolean %s (quote it, \"%s\", if you mean the text)", key,
       node.value, node.value)
