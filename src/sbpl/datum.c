@@ -90,6 +90,15 @@ char *cordon_arena_strndup(cordon_arena *a, const char *s, size_t n) {
 }
 
 bool cordon_arena_over_limit(const cordon_arena *a) { return a->over; }
+
+bool cordon_arena_charge(cordon_arena *a, size_t n) {
+  if (a->limit && (n > a->limit || a->total + n > a->limit)) {
+    a->over = true;
+    return false;
+  }
+  a->total += n;
+  return true;
+}
 size_t cordon_arena_used(const cordon_arena *a) { return a->total; }
 
 /* --- symbols ------------------------------------------------------------------------------------ */

@@ -19,6 +19,8 @@ void cordon_arena_free(cordon_arena *a);
 void *cordon_arena_alloc(cordon_arena *a, size_t n);
 char *cordon_arena_strndup(cordon_arena *a, const char *s, size_t n);
 bool cordon_arena_over_limit(const cordon_arena *a); /* true once an allocation hit the limit */
+/* Counts `n` bytes allocated elsewhere against the limit; false (and over-limit) when they do not fit. */
+bool cordon_arena_charge(cordon_arena *a, size_t n);
 size_t cordon_arena_used(const cordon_arena *a);
 
 typedef enum {

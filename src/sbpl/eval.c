@@ -16,16 +16,29 @@ void ev_fail(ev *e, const cordon_datum *at, cordon_sbpl_status st, const char *f
     err->file = at->span.src->name;
     err->line = at->span.line;
     err->col = at->span.col;
-  } else if (e->site && e->site->span.src) {
-    err->file = e->site->span.src->name;
-    err->line = e->site->span.line;
-    err->col = e->site->span.col;
+  } else {
+    const cordon_datum *near = e->site && e->site->span.src ? e->site : e->form;
+    if (near && near->span.src) {
+      err->file = near->span.src->name;
+      err->line = near->span.line;
+      err->col = near->span.col;
+    }
   }
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(err->message, sizeof err->message, fmt, ap);
   va_end(ap);
   longjmp(e->fail, 1);
+}
+
+void ev_charge(ev *e, size_t n, const cordon_datum *at) {
+  if (n > e->opt.step_limit || (e->steps += n) > e->opt.step_limit)
+    ev_fail(e, at, CORDON_SBPL_LIMIT, "step budget of %lu exhausted (runaway program?)", e->opt.step_limit);
+}
+
+void ev_charge_memory(ev *e, size_t bytes, const cordon_datum *at) {
+  if (!cordon_arena_charge(e->a, bytes))
+    ev_fail(e, at, CORDON_SBPL_LIMIT, "memory limit of %zu bytes exceeded", e->opt.memory_limit);
 }
 
 void *ev_need(ev *e, void *p) {

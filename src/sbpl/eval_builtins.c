@@ -17,7 +17,9 @@ static cordon_datum *expect(ev *e, const struct cordon_eval_prim *self, cordon_d
 }
 
 static cordon_datum *list_arg(ev *e, const struct cordon_eval_prim *self, cordon_datum *v, cordon_datum *call) {
-  if (cordon_datum_list_length(v) < 0) ev_fail(e, call, CORDON_SBPL_EVAL, "%s: expected a list, got a %s", self->name, cordon_datum_kind_name(v));
+  long n = cordon_datum_list_length(v);
+  ev_charge(e, n > 0 ? (size_t)n : 0, call); /* procedures walk their lists: bound the time */
+  if (n < 0) ev_fail(e, call, CORDON_SBPL_EVAL, "%s: expected a list, got a %s", self->name, cordon_datum_kind_name(v));
   return v;
 }
 
@@ -99,10 +101,13 @@ static bool eqv(const cordon_datum *a, const cordon_datum *b) {
 static bool equal(ev *e, const cordon_datum *a, const cordon_datum *b, int depth, cordon_datum *call) {
   if (depth > EQUAL_DEPTH) ev_fail(e, call, CORDON_SBPL_LIMIT, "equal?: data nested deeper than %d levels", EQUAL_DEPTH);
   for (;;) {
+    ev_charge(e, 1, call);
     if (eqv(a, b)) return true;
     if (a->kind != b->kind) return false;
-    if (a->kind == CORDON_D_STR || a->kind == CORDON_D_PARAM)
+    if (a->kind == CORDON_D_STR || a->kind == CORDON_D_PARAM) {
+      ev_charge(e, a->u.str.len / 64, call);
       return a->u.str.len == b->u.str.len && memcmp(a->u.str.s, b->u.str.s, a->u.str.len) == 0;
+    }
     if (a->kind != CORDON_D_PAIR) return false;
     if (!equal(e, a->u.pair.car, b->u.pair.car, depth + 1, call)) return false;
     a = a->u.pair.cdr;
@@ -202,6 +207,7 @@ PRIM(p_string_cmp) {
     cordon_datum *a = expect(e, self, args[i], CORDON_D_STR, "strings", call);
     cordon_datum *b = expect(e, self, args[i + 1], CORDON_D_STR, "strings", call);
     size_t m = a->u.str.len < b->u.str.len ? a->u.str.len : b->u.str.len;
+    ev_charge(e, m / 64, call);
     int c = memcmp(a->u.str.s, b->u.str.s, m);
     if (!c) c = a->u.str.len < b->u.str.len ? -1 : a->u.str.len > b->u.str.len;
     if ((c > 0) - (c < 0) != self->kind) return &cordon_datum_false;
@@ -224,6 +230,7 @@ PRIM(p_string_affix) {
   cordon_datum *a = expect(e, self, args[0], CORDON_D_STR, "strings", call);
   cordon_datum *s = expect(e, self, args[1], CORDON_D_STR, "strings", call);
   if (a->u.str.len > s->u.str.len) return &cordon_datum_false;
+  ev_charge(e, a->u.str.len / 64, call);
   size_t off = self->kind ? s->u.str.len - a->u.str.len : 0;
   return boolean(memcmp(s->u.str.s + off, a->u.str.s, a->u.str.len) == 0);
 }
@@ -235,6 +242,7 @@ PRIM(p_symbol_to_string) {
 
 PRIM(p_string_to_symbol) {
   cordon_datum *s = expect(e, self, args[0], CORDON_D_STR, "a string", call);
+  ev_charge(e, s->u.str.len / 64, call);
   cordon_datum *d = ev_need(e, cordon_datum_new(e->a, CORDON_D_SYM));
   d->u.sym = ev_need(e, cordon_symtab_intern(e->syms, s->u.str.s, s->u.str.len));
   return d;

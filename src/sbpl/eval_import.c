@@ -14,15 +14,18 @@
 void ev_run_forms(ev *e, const cordon_source *src, cordon_datum *forms) {
   const cordon_source *saved_src = e->src;
   cordon_datum *saved_site = e->site;
+  cordon_datum *saved_form = e->form;
   unsigned saved_ctx = e->filter_ctx;
   e->src = src;
   for (cordon_datum *f = forms; f->kind == CORDON_D_PAIR; f = f->u.pair.cdr) {
     e->site = NULL;
+    e->form = f->u.pair.car;
     e->filter_ctx = 0;
     ev_eval(e, f->u.pair.car, NULL);
   }
   e->src = saved_src;
   e->site = saved_site;
+  e->form = saved_form;
   e->filter_ctx = saved_ctx;
 }
 

@@ -76,6 +76,7 @@ struct cordon_eval {
   unsigned depth;
   unsigned filter_ctx;              /* >0 while evaluating filter positions */
   cordon_datum *site;               /* the outermost procedure call running, for rule location/text */
+  cordon_datum *form;               /* the top-level form running: the location of last resort */
   const cordon_source *src;         /* the file whose top-level form is running */
   const cordon_source *interned_src;/* cache for loc(): last source and its interned name */
   const char *interned_name;
@@ -89,6 +90,11 @@ struct cordon_eval {
  * source). Never returns. */
 __attribute__((format(printf, 4, 5), noreturn)) void ev_fail(ev *e, const cordon_datum *at, cordon_sbpl_status st,
                                                              const char *fmt, ...);
+/* Counts `n` steps of work a procedure does besides evaluation (walking a list, comparing a string), so
+ * the step budget bounds time even for programs that loop over big data. */
+void ev_charge(ev *e, size_t n, const cordon_datum *at);
+/* Counts `bytes` of IR memory (malloc'd outside the arena) against the memory limit. */
+void ev_charge_memory(ev *e, size_t bytes, const cordon_datum *at);
 /* Returns p, or raises out-of-memory / memory-limit when p is NULL. */
 void *ev_need(ev *e, void *p);
 /* Applies a procedure value to evaluated arguments (used by map, for-each, apply). */

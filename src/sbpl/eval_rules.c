@@ -144,6 +144,14 @@ oom:
   return NULL;
 }
 
+/* About what the IR copy of a filter costs in malloc'd memory, counted against the memory limit. */
+static size_t filter_bytes(const struct cordon_eval_filter *f) {
+  size_t n = sizeof(cordon_filter) + 32 + strlen(f->name);
+  for (size_t i = 0; i < f->nargs; i++) n += sizeof(cordon_arg) + 16 + strlen(f->args[i].text);
+  for (size_t i = 0; i < f->nkids; i++) n += sizeof(cordon_filter *) + filter_bytes(f->kids[i]);
+  return n;
+}
+
 static void report_unknown_filters(ev *e, const struct cordon_eval_filter *f) {
   if (f->unknown)
     cordon_policy_diag(e->policy, CORDON_DIAG_WARNING, "unknown-filter", ev_loc(e, &f->span),
@@ -170,6 +178,11 @@ static cordon_datum *make_rule(ev *e, cordon_action action, cordon_datum **args,
   if (!p.ops.n) ev_fail(e, call, CORDON_SBPL_EVAL, "%s: no operation named (e.g. (%s file-read* …))", who, who);
 
   cordon_datum *site = e->site && e->site->span.src && e->site->span.end - e->site->span.start <= RULE_TEXT_MAX ? e->site : call;
+  size_t bytes = sizeof(cordon_rule) + 64 + (site->span.end - site->span.start);
+  for (size_t i = 0; i < p.ops.n; i++) bytes += sizeof(char *) + 16 + p.ops.items[i]->u.sym->len;
+  for (size_t i = 0; i < p.filters.n; i++) bytes += filter_bytes(p.filters.items[i]->u.flt);
+  for (size_t i = 0; i < p.mods.n; i++) bytes += sizeof(cordon_modifier) + 64;
+  ev_charge_memory(e, bytes, call);
   cordon_loc loc = ev_loc(e, &site->span);
   for (size_t i = 0; i < p.ops.n; i++) ev_loc(e, &p.ops.items[i]->span);
   cordon_rule *r = cordon_policy_add_rule(e->policy, action, loc);

@@ -288,6 +288,18 @@ static void runaway_programs_stop_with_a_limit_error(void **state) {
   free(msg);
 }
 
+static void work_on_big_data_counts_against_the_step_budget(void **state) {
+  (void)state;
+  /* Without charging list walks, this is ~12k evaluation steps; walking the list 2000 times is 2M. */
+  cordon_sbpl_options opt = {.step_limit = 100000};
+  char *msg = parse_error("(define (mk n acc) (if (= n 0) acc (mk (- n 1) (cons n acc))))\n"
+                          "(define l (mk 1000 '()))\n"
+                          "(define (spin k) (when (> k 0) (length l) (spin (- k 1))))\n"
+                          "(spin 2000)", CORDON_SBPL_LIMIT, &opt);
+  assert_non_null(strstr(msg, "step budget"));
+  free(msg);
+}
+
 static void tail_calls_run_in_constant_depth(void **state) {
   (void)state;
   cordon_policy *p = parse("(define (loop n) (if (> n 0) (loop (- n 1)) (allow file-read* (literal \"/done\"))))\n(loop 50000)");
@@ -510,6 +522,7 @@ int main(void) {
     cmocka_unit_test(evaluation_errors_name_file_line_and_column),
     cmocka_unit_test(runaway_programs_stop_with_a_limit_error),
     cmocka_unit_test(tail_calls_run_in_constant_depth),
+    cmocka_unit_test(work_on_big_data_counts_against_the_step_budget),
     cmocka_unit_test(ir_written_by_the_writer_reads_back_as_the_same_rules),
     cmocka_unit_test(parsed_text_written_and_read_again_gives_the_same_rules),
     cmocka_unit_test_setup_teardown(imports_search_import_dirs_then_the_importing_files_directory, make_dir, remove_dir),
