@@ -332,6 +332,16 @@ t.test("every rule is preceded by a ;; comment line saying why", function()
   end
 end)
 
+t.test("every filter line inside a rule says which tool needs it", function()
+  for _, f in ipairs(tree) do
+    local n = 0
+    for l in (f.text .. "\n"):gmatch("([^\n]*)\n") do
+      n = n + 1
+      if l:match("^%s+%(") then t.ok(l:find(";;", 1, true), f.name .. ":" .. n .. ": filter without a ;; comment") end
+    end
+  end
+end)
+
 t.test("path filters never end in a slash", function()
   each_rule(function(name, r)
     for _, fl in ipairs(r.filters) do
