@@ -73,8 +73,9 @@ local function param_list()
 end
 
 -- The permission profile as assembly uses it. The staged tree is the authority on what is readable,
--- so the standard profile's whole-disk read root and its secret denies (which would override an
--- integration that deliberately opens, say, ~/.ssh/known_hosts) are left out; the workdir, tmp and
+-- so the standard profile's whole-disk read root is left out; its deny entries stay (the Seatbelt
+-- section writes them as require-not exclusions inside its own grants, so a workdir that is HOME still
+-- leaves ~/.ssh closed, while an integration's earlier grant is untouched). The workdir, tmp and
 -- network decisions stay. ".git" as a whole is not protected metadata here: a read-only .git breaks
 -- `git commit` (FIELD-NOTES, Codex #7071); the protected paths below keep its hooks and config instead.
 function M.assembly_profile(name, network)
@@ -87,7 +88,7 @@ function M.assembly_profile(name, network)
     local entries, has_roots = {}, false
     for _, e in ipairs(fs.entries or {}) do
       if e.special == ":workspace_roots" then has_roots = true end
-      if e.access ~= "deny" and e.special ~= ":root" then entries[#entries + 1] = e end
+      if e.special ~= ":root" then entries[#entries + 1] = e end
     end
     if not has_roots then
       table.insert(entries, 1, { special = ":workspace_roots", access = "read", match = "subtree" })

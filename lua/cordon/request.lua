@@ -93,7 +93,7 @@ local function git_pointer(workdir)
   local target = text and text:match("^gitdir:%s*([^\r\n]+)")
   if not target then return { file = dotgit } end
   if target:sub(1, 1) ~= "/" then target = workdir .. "/" .. target end
-  local n = normalize(target) or target
+  local n = sys.realpath(target) or normalize(target) or target
   -- A linked worktree points at <repo>/.git/worktrees/<name>; git also needs the common <repo>/.git.
   local common = n:match("^(.*/%.git)/worktrees/[^/]+$") or n:match("^(.*/%.git)/modules/.+$")
   return { file = dotgit, gitdir = n, common = common, suggest = common or n }
@@ -194,6 +194,10 @@ function M.build(t)
     local raw = t.workdir or cwd
     local w, exists_or_err, host_w = M.resolve_path(raw, cwd, platform, "workdir")
     if not w then return bad(exists_or_err) end
+    -- Granting "/" because cordon happened to start there would open the whole disk: only on request.
+    if w == "/" and not t.workdir then
+      return bad("the current directory is /; pass --workdir DIR (or --workdir=/ to grant the whole disk)")
+    end
     req.workdir, req.workdir_exists, req.host_workdir = w, exists_or_err, host_w
     req.workdir_source = t.workdir and (t.workdir_source or "workdir option") or "current directory"
     if raw ~= w then req.workdir_source = req.workdir_source .. " (" .. raw .. " resolved)" end

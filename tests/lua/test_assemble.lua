@@ -259,14 +259,24 @@ t.test("the default profile has network enabled; an explicit profile or --networ
   t.fails("invalid_request", asm { network = "maybe" })
 end)
 
-t.test("the tree decides reads: the profile section grants no whole-disk read and no secret denies", function()
+t.test("the tree decides reads: the profile section grants no whole-disk read", function()
   local p = assert(asm { platform = "linux" })
-  for _, kv in ipairs(p.params) do
-    t.ok(kv[2] ~= "/", kv[1] .. " is not the root")
-    t.ok(not kv[1]:find("^DENIED_PATH"), kv[1])
-  end
+  for _, kv in ipairs(p.params) do t.ok(kv[2] ~= "/", kv[1] .. " is not the root") end
   local ro = assert(asm { profile = "read-only", platform = "linux" })
   t.eq(param(ro, "READABLE_ROOT_0"), "/w", "read-only still reads the workdir")
+end)
+
+t.test("a workdir that is HOME still leaves the profile's secrets out of the workdir grant", function()
+  local p = assert(asm { platform = "linux", workdir = "/h" })
+  local denied = {}
+  for _, kv in ipairs(p.params) do if kv[1]:find("^DENIED_PATH") then denied[kv[2]] = true end end
+  t.ok(denied["/h/.ssh"], "~/.ssh is excluded from the writable root")
+  t.ok(p.text:find('(require-not (subpath (param "DENIED_PATH_0")))', 1, true), "as a require-not in the grant")
+end)
+
+t.test("the current directory / is never granted implicitly", function()
+  t.fails("invalid_request", assemble { cwd = "/", home = "/h", platform = "linux", environ = {}, profiles_dir = BASIC })
+  assert(assemble { workdir = "/", home = "/h", platform = "linux", environ = {}, profiles_dir = BASIC })
 end)
 
 t.test("git can commit in the workdir: .git is protected by its hooks and config, not as a whole", function()
