@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# tests/cli/test_config.sh — configuration end to end through `cordon policy` and `cordon explain`:
+# an untrusted workdir config is ignored and reported, a trusted one is applied, planted files grant
+# nothing, and bad configuration stops cordon with file:line:col before anything is printed.
+set -u
+CORDON=${CORDON:-cordon}
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+root=$(mktemp -d)
+root=$(cd "$root" && pwd -P)
+trap 'rm -rf "$root"' EXIT
+home="$root/home"
+cfg="$home/.config/cordon"
+wd="$root/work"
+mkdir -p "$cfg" "$wd" "$root/granted-by-config" "$root/secret-gitdir"
+chmod 700 "$cfg"
+
+# Runs cordon with a clean HOME and no XDG_CONFIG_HOME, from the workdir. Output in $out/$err, status $st.
+run() {
+  out=$(cd "$wd" && env -u XDG_CONFIG_HOME HOME="$home" "$CORDON" "$@" 2>"$root/stderr")
+  st=$?
+  err=$(cat "$root/stderr")
+}
+
+expect_status() { # want, label
+  if [ "$st" -eq "$1" ]; then ok; else bad "$2: exit $st, want $1 (stderr: $err)"; fi
+}
+expect_in() { # haystack needle label
+  if grep -qF -- "$2" <<<"$1"; then ok; else bad "$3: missing '$2'"; fi
+}
+expect_not_in() {
+  if grep -qF -- "$2" <<<"$1"; then bad "$3: unexpected '$2'"; else ok; fi
+}
+
+printf 'add-dirs-ro: [%s/granted-by-config]\n' "$root" >"$wd/.cordon.yaml"
+
+# 1. Untrusted: ignored by policy, reported by explain with how to trust it.
+run policy --platform darwin
+expect_status 0 "policy with an untrusted workdir config"
+expect_not_in "$out" "granted-by-config" "untrusted workdir config must not grant"
+run explain --platform darwin
+expect_status 0 "explain with an untrusted workdir config"
+expect_in "$out" "$wd/.cordon.yaml" "explain names the workdir config"
+expect_in "$out" "not trusted" "explain reports the workdir config as not trusted"
+expect_in "$out" "--trust-workdir-config" "explain says how to trust it"
+
+# 2. Trusted for one run by the flag: applied.
+run policy --platform darwin --trust-workdir-config
+expect_status 0 "policy with --trust-workdir-config"
+expect_in "$out" "granted-by-config" "a trusted workdir config grants"
+
+# 3. Trusted by the trust list: applied, and explain says so.
+printf '# reviewed\n%s\n' "$wd" >"$cfg/trusted-workdirs"
+chmod 600 "$cfg/trusted-workdirs"
+run policy --platform darwin
+expect_in "$out" "granted-by-config" "a workdir in the trust list is trusted"
+run explain --platform darwin
+expect_in "$out" "trust-list" "explain names the trust source"
+
+# 4. A trust list writable by others is not used.
+chmod 666 "$cfg/trusted-workdirs"
+run policy --platform darwin
+expect_not_in "$out" "granted-by-config" "a group/world-writable trust list must not trust anything"
+run explain --platform darwin
+expect_in "$out" "writable by group or others" "explain reports the unsafe trust list"
+chmod 600 "$cfg/trusted-workdirs"
+
+# 5. A trust-list entry that reaches the workdir only through a planted symlink does not match.
+mkdir -p "$root/rw"
+ln -s "$wd" "$root/rw/looks-trusted"
+printf '%s\n' "$root/rw/looks-trusted" >"$cfg/trusted-workdirs"
+run policy --platform darwin
+expect_not_in "$out" "granted-by-config" "a symlinked trust-list entry must not match"
+run explain --platform darwin
+expect_in "$out" "symbolic link" "explain says the entry goes through a symlink"
+rm -f "$cfg/trusted-workdirs"
+
+# 6. A planted .git pointer file grants nothing, even with a trusted config.
+printf 'gitdir: %s/secret-gitdir\n' "$root" >"$wd/.git"
+run policy --platform darwin --trust-workdir-config
+expect_status 0 "policy with a .git pointer file"
+expect_not_in "$out" "secret-gitdir" "a .git pointer file must not grant its gitdir"
+rm -f "$wd/.git"
+
+# 7. A planted .cordon.yaml symlink is not read, even when the directory is trusted.
+printf 'add-dirs: [%s/granted-by-config]\n' "$root" >"$root/evil.yaml"
+rm -f "$wd/.cordon.yaml"
+ln -s "$root/evil.yaml" "$wd/.cordon.yaml"
+run policy --platform darwin --trust-workdir-config
+expect_not_in "$out" "granted-by-config" "a symlinked .cordon.yaml must not be applied"
+rm -f "$wd/.cordon.yaml"
+
+# 8. Bad configuration: exit 125, file:line:col on stderr, nothing on stdout.
+printf 'enable: [docker\n' >"$cfg/config.yaml"
+run policy --platform darwin
+expect_status 125 "malformed YAML in the user config"
+expect_in "$err" "$cfg/config.yaml:2:1:" "a YAML syntax error names file:line:col"
+[ -z "$out" ] && ok || bad "nothing may be printed on a config error"
+printf 'profile: read-only\nbogus-key: 1\n' >"$cfg/config.yaml"
+run explain --platform darwin
+expect_status 125 "an unknown key"
+expect_in "$err" "$cfg/config.yaml:2:1: unknown key 'bogus-key'" "an unknown key names file:line:col"
+printf 'add-dirs: true\n' >"$wd/.cordon.yaml"
+rm -f "$cfg/config.yaml"
+run policy --platform darwin --trust-workdir-config
+expect_status 125 "a wrong type in a trusted workdir config"
+expect_in "$err" "$wd/.cordon.yaml:1:11:" "a wrong type names file:line:col"
+rm -f "$wd/.cordon.yaml"
+
+# 9. A user config writable by others stops cordon rather than being skipped.
+printf 'profile: read-only\n' >"$cfg/config.yaml"
+chmod 666 "$cfg/config.yaml"
+run policy --platform darwin
+expect_status 125 "a world-writable user config"
+expect_in "$err" "writable by group or others" "the reason is given"
+rm -f "$cfg/config.yaml"
+
+# 10. Awkward paths from a config file reach the policy quoted, never split.
+odd="$root/odd dir, with \"quotes\": and ünïcode"
+mkdir -p "$odd"
+printf 'add-dirs-ro:\n  - %s\n' "'$odd'" >"$cfg/config.yaml"
+run policy --platform darwin
+expect_status 0 "a path with spaces, quotes, a colon and non-ASCII"
+expect_in "$out" 'odd dir, with \"quotes\": and ünïcode' "the path is written whole and quoted"
+printf 'add-dirs-ro: ["%s/new\\nline"]\n' "$root" >"$cfg/config.yaml"
+run policy --platform darwin
+expect_status 125 "a path with a newline"
+expect_in "$err" "control character" "a newline in a path is refused"
+rm -f "$cfg/config.yaml"
+
+# 11. The user config's values are applied (no trust needed for the user's own file).
+printf 'add-dirs-ro: [%s/granted-by-config]\n' "$root" >"$cfg/config.yaml"
+run policy --platform darwin
+expect_in "$out" "granted-by-config" "the user config is applied"
+run policy --platform darwin --no-config
+expect_not_in "$out" "granted-by-config" "--no-config reads no configuration"
+rm -f "$cfg/config.yaml"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
