@@ -117,7 +117,15 @@ function M.final_rules(req, ops)
   for _, a in ipairs(req.append_profile or {}) do add("literal", a.path) end
   local cfg = req.config or {}
   local function mapped(p) return require("cordon.request").policy_path(req, p) end
-  if cfg.dir then add("subpath", mapped(cfg.dir)) end
+  local dir = cfg.dir
+  if not dir then
+    -- No config was read (--no-config): still protect where it would be read from next time.
+    local ok, config = pcall(require, "cordon.config")
+    if ok and type(config) == "table" and type(config.config_dir) == "function" then
+      dir = config.config_dir(req.host_home or req.home, req.environ or require("cordon.c.sys").environ())
+    end
+  end
+  if dir then add("subpath", mapped(dir)) end
   for _, path in ipairs(cfg.protect or {}) do add(path == cfg.dir and "subpath" or "literal", mapped(path)) end
   for _, f in ipairs(cfg.files or {}) do add("literal", mapped(f.path)) end
   if req.workdir then add("literal", req.workdir .. "/.cordon.yaml") end

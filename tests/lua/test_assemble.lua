@@ -170,6 +170,13 @@ t.test("a darwin policy written elsewhere names /tmp, /var and /etc paths as /pr
   t.eq(m[#m - 1], "/private" .. a, "the appended file is read here but named as the Mac sees it")
 end)
 
+t.test("the config directory named by XDG_CONFIG_HOME is write-protected even with no config read", function()
+  local p = assert(asm { environ = { XDG_CONFIG_HOME = "/xdg" }, platform = "linux" })
+  local final = p.text:match(";; Source: cordon: final denies\n(.*)$")
+  t.ok(final:find('(subpath "/xdg/cordon")', 1, true), final)
+  t.ok(final:find('(subpath "/h/.config/cordon")', 1, true), final)
+end)
+
 t.test("no workdir means no workdir grant and a WORKDIR that cannot exist", function()
   local p = assert(asm { workdir = "" })
   t.eq(param(p, "WORKDIR"), "/nonexistent/cordon-no-workdir")
