@@ -14,7 +14,7 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 expect() { local name=$1; shift; if "$@"; then ok; else bad "$name"; fi; }
 
 # A fixed machine: HOME, workdir and TMPDIR that need not exist, no config files.
-pol() { env -u TMPDIR HOME=/h "$CORDON" policy --profiles-dir "$basic" --workdir /w --no-config "$@"; }
+pol() { env -u TMPDIR -u XDG_CONFIG_HOME HOME=/h "$CORDON" policy --profiles-dir "$basic" --workdir /w --no-config "$@"; }
 
 # The tree's own path is protected by the final denies; goldens name it @TREE@ so they hold anywhere.
 tree_real=$(cd "$basic" && pwd -P)
