@@ -10,6 +10,7 @@ tmp=$(mktemp -d "${CORDON_BUILD_DIR:-$PWD}/explain-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 tmp=$(cd "$tmp" && pwd -P)
 export HOME="$tmp/home"
+unset XDG_CONFIG_HOME
 mkdir -p "$HOME/.config/cordon" "$tmp/w" "$tmp/wt"
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
