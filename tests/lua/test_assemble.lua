@@ -305,6 +305,11 @@ t.test("the built-in tree assembles for both platforms", function()
                               environ = {} }
     t.ok(p, err)
     t.ok(p.text:find("(version 1)", 1, true), "version line")
+    local sbpl = require "cordon.sbpl"
+    if type(sbpl.parse) == "function" then
+      local policy, perr = sbpl.parse(p.text, "assembled", p.params, {})
+      t.ok(policy, perr)
+    end
   end
 end)
 
