@@ -189,6 +189,42 @@ static bool names_kept(const cordon_profile *parent, const cordon_profile *child
   return true;
 }
 
+/* True when some segment of `q` below `root` is a protected name of `p` (so `p` cannot write it). */
+static bool protected_between(const cordon_profile *p, const char *root, const char *q) {
+  return protected_segment(p, q + (strcmp(root, "/") == 0 ? 0 : strlen(root))) != NULL;
+}
+
+/* True when `r` holds a deny that covers `path` with `scope` at least as widely. */
+static bool denied_as_widely(const cordon_resolved *r, const char *path, cordon_entry_match scope) {
+  for (size_t i = 0; i < r->count; i++) {
+    const cordon_resolved_entry *d = &r->items[i];
+    if (d->access != CORDON_ACCESS_DENY) continue;
+    if (d->match == CORDON_ENTRY_SUBTREE ? cordon_path_within(d->path, path)
+                                          : scope == CORDON_ENTRY_EXACT && strcmp(d->path, path) == 0)
+      return true;
+  }
+  return false;
+}
+
+/* Does the parent grant everything the child's subtree grant `g` effectively gives? */
+static bool parent_covers_subtree(const cordon_profile *pp, const cordon_resolved *pr, const cordon_resolved *cr,
+                                  const cordon_resolved_entry *g) {
+  bool root_found = false;
+  for (size_t j = 0; j < pr->count; j++) {
+    const cordon_resolved_entry *e = &pr->items[j];
+    if (e->access == CORDON_ACCESS_DENY) {
+      /* A parent deny around the grant takes it all away; one inside it must stay denied in the child. */
+      if (e->match == CORDON_ENTRY_SUBTREE && cordon_path_within(e->path, g->path)) return false;
+      if (cordon_path_within(g->path, e->path) && !denied_as_widely(cr, e->path, e->match)) return false;
+      continue;
+    }
+    if (e->access < g->access || e->match != CORDON_ENTRY_SUBTREE || !cordon_path_within(e->path, g->path)) continue;
+    if (g->access == CORDON_ACCESS_WRITE && protected_between(pp, e->path, g->path)) continue;
+    root_found = true;
+  }
+  return root_found;
+}
+
 bool cordon_boundary_contains(const cordon_boundary *parent, const cordon_boundary *child) {
   if (parent->kind == CORDON_BOUNDARY_BYPASS) return true;
   if (parent->kind == CORDON_BOUNDARY_EXTERNAL || child->kind != CORDON_BOUNDARY_MANAGED)
@@ -207,16 +243,19 @@ bool cordon_boundary_contains(const cordon_boundary *parent, const cordon_bounda
   bool child_writes = false;
   for (size_t i = 0; ok && i < cr.count; i++) {
     const cordon_resolved_entry *g = &cr.items[i];
-    if (g->access == CORDON_ACCESS_DENY) continue;
+    /* Only what the child can really do counts: a grant its own denies cancel gives nothing. */
+    if (g->access == CORDON_ACCESS_DENY || denied_as_widely(&cr, g->path, g->match)) continue;
     child_writes = child_writes || g->access == CORDON_ACCESS_WRITE;
-    ok = covered(pp, &pctx, &pr, g->path, g->access, g->match);
-    /* A parent deny inside a child subtree grant must stay denied in the child. */
-    for (size_t j = 0; ok && j < pr.count; j++) {
-      const cordon_resolved_entry *d = &pr.items[j];
-      if (d->access == CORDON_ACCESS_DENY && g->match == CORDON_ENTRY_SUBTREE && cordon_path_within(g->path, d->path))
-        ok = !cordon_profile_can_read(cp, &cctx, d->path);
+    if (g->match == CORDON_ENTRY_EXACT) {
+      if (g->access == CORDON_ACCESS_WRITE && cordon_profile_can_write(cp, &cctx, g->path) &&
+          !cordon_profile_can_write(pp, &pctx, g->path))
+        ok = false;
+      if (cordon_profile_can_read(cp, &cctx, g->path) && !cordon_profile_can_read(pp, &pctx, g->path)) ok = false;
+    } else {
+      ok = parent_covers_subtree(pp, &pr, &cr, g);
     }
   }
+  /* The child must protect at least the names the parent protects. */
   if (ok && child_writes) ok = names_kept(pp, cp);
   cordon_resolved_free(&pr);
   cordon_resolved_free(&cr);

@@ -104,4 +104,37 @@ t.test("userdata print something readable and close once", function()
   t.ok(not pcall(b.revision, b), "a closed boundary raises")
 end)
 
+-- Property, fixed seed: over random profiles and expansions, contains is reflexive; apply agrees with
+-- assess, raises the revision by one only on "apply", never loses authority, and is idempotent.
+t.test("apply never loses authority and applying twice is a noop (seed 1234)", function()
+  local B = require "cordon.c.boundary"
+  local profile = require "cordon.profile"
+  math.randomseed(1234)
+  local paths = { "/", "/a", "/a/b", "/a/bc", "/c", "~/.ssh", "~" }
+  local asks = { "/", "/a", "/a/b", "/a/b/.git/x", "/a/bc/d", "/c/d", "/h/.ssh", "/h" }
+  local function pick(list) return list[math.random(#list)] end
+  for i = 1, 1500 do
+    local entries = {}
+    for j = 1, math.random(0, 6) do
+      entries[j] = { path = pick(paths), access = pick { "read", "write", "deny" }, match = pick { "exact", "subtree" } }
+    end
+    local g = assert(B.genesis(assert(profile.new { filesystem = { entries = entries } }), { cwd = "/a", home = "/h" }))
+    t.ok(g:contains(g), "contains is reflexive (case " .. i .. ")")
+    local x = { filesystem = {}, network = math.random(4) == 1 and "enabled" or nil }
+    for j = 1, math.random(1, 4) do
+      x.filesystem[j] = { path = pick(asks), access = pick { "read", "write" }, scope = pick { "exact", "subtree" } }
+    end
+    local outcome = g:assess(x)
+    local nb, applied = g:apply(x)
+    if outcome == "conflict" then
+      t.eq(nb, nil, "a conflict applies nothing (case " .. i .. ")")
+    else
+      t.eq(applied, outcome, "apply agrees with assess (case " .. i .. ")")
+      t.eq(nb:revision(), outcome == "apply" and 1 or 0, "revision (case " .. i .. ")")
+      t.eq(nb:assess(x), "noop", "applying twice is a noop (case " .. i .. ")")
+      t.ok(nb:contains(g), "the grown boundary contains the old one (case " .. i .. ")")
+    end
+  end
+end)
+
 return t.finish()
