@@ -55,6 +55,7 @@ for u in $USERS; do
   BG_PIDS="$BG_PIDS $!"
   sleep 0.3
   outside_pid=$(pgrep -n -u "$u" -x sleep || true)
+  BG_PIDS="$BG_PIDS $outside_pid"
   if [ -n "$outside_pid" ]; then
     denied "reach a file through /proc/<pid>/cwd of a process outside" "$O/file" sh -c "echo evil >/proc/$outside_pid/cwd/file"
     denied "read /proc/<pid>/cwd of a process outside" "$O/file" ls "/proc/$outside_pid/cwd/"

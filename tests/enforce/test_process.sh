@@ -10,6 +10,7 @@ for u in $USERS; do
   BG_PIDS="$BG_PIDS $!"
   sleep 0.3
   victim=$(pgrep -n -u "$u" -x sleep || true)
+  BG_PIDS="$BG_PIDS $victim"
   if [ -z "$victim" ]; then
     bad "$u: could not start a process outside"
     continue
