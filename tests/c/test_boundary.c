@@ -224,6 +224,52 @@ static void contains_compares_authority(void **state) {
   cordon_boundary_free(full);
 }
 
+static cordon_boundary *from_entries(const cordon_profile_entry *e, size_t n) {
+  cordon_profile *p = cordon_profile_new(CORDON_PROFILE_MANAGED);
+  for (size_t i = 0; i < n; i++) assert_int_equal(cordon_profile_add_entry(p, &e[i]), CORDON_PROFILE_OK);
+  cordon_boundary *b = NULL;
+  assert_int_equal(cordon_boundary_genesis(NULL, p, &ctx, &b), CORDON_BOUNDARY_OK);
+  cordon_profile_free(p);
+  return b;
+}
+
+static void contains_sees_denies_and_protected_metadata(void **state) {
+  (void)state;
+  const cordon_profile_entry parent_e[] = {
+      {"/a", CORDON_SPECIAL_NONE, CORDON_ACCESS_WRITE, CORDON_ENTRY_SUBTREE},
+      {"/a/secret", CORDON_SPECIAL_NONE, CORDON_ACCESS_DENY, CORDON_ENTRY_SUBTREE},
+  };
+  cordon_boundary *parent = from_entries(parent_e, 2);
+  /* the same write without the deny reaches more than the parent */
+  const cordon_profile_entry wider[] = {{"/a/x", CORDON_SPECIAL_NONE, CORDON_ACCESS_WRITE, CORDON_ENTRY_SUBTREE},
+                                        {"/a", CORDON_SPECIAL_NONE, CORDON_ACCESS_WRITE, CORDON_ENTRY_SUBTREE}};
+  cordon_boundary *c1 = from_entries(wider, 2);
+  assert_false(cordon_boundary_contains(parent, c1));
+  /* a grant inside the parent's deny is not the parent's to give */
+  const cordon_profile_entry inside[] = {{"/a/secret/k", CORDON_SPECIAL_NONE, CORDON_ACCESS_READ, CORDON_ENTRY_SUBTREE}};
+  cordon_boundary *c2 = from_entries(inside, 1);
+  assert_false(cordon_boundary_contains(parent, c2));
+  /* writing under .git is something the parent protects */
+  const cordon_profile_entry meta[] = {{"/a/.git", CORDON_SPECIAL_NONE, CORDON_ACCESS_WRITE, CORDON_ENTRY_SUBTREE}};
+  cordon_boundary *c3 = from_entries(meta, 1);
+  assert_false(cordon_boundary_contains(parent, c3));
+  /* a grant the child's own deny cancels gives nothing, so it needs no cover */
+  const cordon_profile_entry cancelled[] = {{"/z", CORDON_SPECIAL_NONE, CORDON_ACCESS_WRITE, CORDON_ENTRY_SUBTREE},
+                                            {"/z", CORDON_SPECIAL_NONE, CORDON_ACCESS_DENY, CORDON_ENTRY_SUBTREE}};
+  cordon_boundary *c4 = from_entries(cancelled, 2);
+  assert_true(cordon_boundary_contains(parent, c4));
+  /* narrower and keeping the deny: contained */
+  const cordon_profile_entry narrower[] = {{"/a/src", CORDON_SPECIAL_NONE, CORDON_ACCESS_READ, CORDON_ENTRY_SUBTREE}};
+  cordon_boundary *c5 = from_entries(narrower, 1);
+  assert_true(cordon_boundary_contains(parent, c5));
+  cordon_boundary_free(parent);
+  cordon_boundary_free(c1);
+  cordon_boundary_free(c2);
+  cordon_boundary_free(c3);
+  cordon_boundary_free(c4);
+  cordon_boundary_free(c5);
+}
+
 static void json_round_trips(void **state) {
   (void)state;
   cordon_boundary *b = genesis("workspace-write");
@@ -322,6 +368,7 @@ int main(void) {
       cmocka_unit_test(bypass_is_always_noop_and_external_cannot_be_widened),
       cmocka_unit_test(apply_raises_the_revision_by_exactly_one_and_only_when_something_changes),
       cmocka_unit_test(contains_compares_authority),
+      cmocka_unit_test(contains_sees_denies_and_protected_metadata),
       cmocka_unit_test(json_round_trips),
       cmocka_unit_test(decode_is_strict_and_names_what_was_wrong),
       cmocka_unit_test(decode_refuses_documents_over_the_size_cap),
