@@ -171,6 +171,17 @@ end
 function M.build(t)
   t = t or {}
   if t.built then return t end
+  -- A Lua host may pass one string where a list is expected: "docker,ssh", "/one/path", "claude".
+  local function list(v, split)
+    if type(v) ~= "string" then return v end
+    if not split then return { v } end
+    local out = {}
+    for item in v:gmatch("[^,]+") do out[#out + 1] = item:match("^%s*(.-)%s*$") end
+    return out
+  end
+  t = setmetatable({ enable = list(t.enable, true), env_pass = list(t.env_pass, true), add_dirs = list(t.add_dirs),
+                     add_dirs_ro = list(t.add_dirs_ro), append_profile = list(t.append_profile),
+                     command = list(t.command) }, { __index = t })
   local req = { built = true, command = t.command }
 
   local platform = t.platform or sys.platform()
@@ -257,7 +268,7 @@ function M.build(t)
     tag(t.append_profile, "--append-profile")), cwd, platform, "--append-profile file")
   if not req.append_profile then return bad(err) end
   for _, a in ipairs(req.append_profile) do
-    if not a.exists then return bad("--append-profile file not found: " .. a.path) end
+    if not a.exists then return bad("--append-profile file not found: " .. a.host) end
   end
 
   if t.profiles_dir and t.profiles_dir ~= "" then
@@ -273,7 +284,10 @@ function M.build(t)
   req.env_pass = append(append({}, values.env_pass or {}), t.env_pass or {})
 
   -- The match context the permission profile is resolved against.
-  local tmpdir = t.tmpdir or sys.getenv("TMPDIR")
+  local tmpdir = t.tmpdir
+  if tmpdir == nil then
+    if t.environ then tmpdir = t.environ.TMPDIR else tmpdir = sys.getenv("TMPDIR") end
+  end
   if tmpdir and tmpdir ~= "" and not has_control(tmpdir) and tmpdir:sub(1, 1) == "/" then
     tmpdir = M.resolve_path(tmpdir, cwd, platform, "TMPDIR")
   else

@@ -334,6 +334,11 @@ t.test("require 'cordon' offers select, assemble and explain with the CLI's opti
   t.eq(type(p.text), "string")
   t.eq(p.params[1][1], "HOME_DIR")
   t.eq(p.sources[1].name, "00-base.sb")
+  local short = assert(cordon.assemble { workdir = "/w", home = "/h", command = "claude", enable = "docker, ssh",
+                                         add_dirs = "/a:b", platform = "linux", profiles_dir = BASIC, environ = {} })
+  t.same(short.selection.enabled, { "docker", "ssh" }, "a comma string is a list")
+  t.eq(param(short, "ADD_DIR_0"), "/a:b", "one path string is one path")
+  t.eq(short.selection.command.matched, "60-agents/claude-code.sb", "a command string is argv[1]")
   local e = assert(cordon.explain(opts()))
   t.eq(e.workdir, "/w")
   t.eq(e.profile, "workspace-write")
