@@ -149,7 +149,9 @@ function M.run(text, path, opts)
   local limits = {}
   for k, v in pairs(M.limits) do limits[k] = (opts.limits and opts.limits[k]) or v end
   limits.prelude = M.prelude
-  limits.globals = { cordon = { home = opts.home, workdir = opts.workdir, platform = opts.platform } }
+  -- Without a caller's context, describe this machine: the user's home and platform, no workdir.
+  limits.globals = { cordon = { home = opts.home or sys.home(), workdir = opts.workdir,
+                                platform = opts.platform or sys.platform() } }
   local result, err, code = sandbox.run(text, "@" .. path, limits)
   if result == nil then
     local detail = err:gsub("^[%w_]+: ", "")
