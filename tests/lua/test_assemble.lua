@@ -322,6 +322,30 @@ t.test("the assembled policy reads back with the SBPL reader when one is built i
   t.ok(#policy:rules() > 10, "rules read back")
 end)
 
+t.test("decisions on the assembled policy: protected paths beat the workdir grant, appended rules beat both", function()
+  local sbpl = require "cordon.sbpl"
+  if type(sbpl.parse) ~= "function" then return end
+  local dir = tmp .. "/appdir"
+  assert(os.execute("mkdir -p '" .. dir .. "'"))
+  local extra = dir .. "/extra.sb"
+  -- Re-opening a protected path must name the specific operations the protecting deny names.
+  write(extra, '(allow file-write* file-write-data (literal "/w/.envrc"))\n'
+    .. '(allow file-write* file-write-data (subpath "' .. dir .. '"))\n')
+  local p = assert(asm { platform = "linux", append_profile = { extra } })
+  local policy = assert(sbpl.parse(p.text, "assembled", p.params, {}))
+  local function decide(op, path) return (policy:decide(op, path)) end
+  t.eq(decide("file-write-data", "/w/src/main.c"), "allow", "the workdir is writable")
+  t.eq(decide("file-write-data", "/w/.git/index.lock"), "allow", "git can commit")
+  t.eq(decide("file-write-data", "/w/.git/hooks/pre-commit"), "deny", "hooks stay read-only")
+  t.eq(decide("file-write-create", "/w/.git/config"), "deny", ".git/config stays read-only")
+  t.eq(decide("file-write-data", "/w/.vscode/tasks.json"), "deny", "editor tasks stay read-only")
+  t.eq(decide("file-write-data", "/h/.zshrc"), "deny", "shell rc files stay read-only")
+  t.eq(decide("file-write-data", "/w/.envrc"), "allow", "an appended profile may deliberately re-open a path")
+  t.eq(decide("file-write-create", "/w/.envrc"), "deny", "only for the operations it names")
+  t.eq(decide("file-write-data", extra), "deny", "the final denies protect the appended profile itself")
+  t.eq(decide("file-write-data", dir .. "/other"), "allow", "the rest of what the appended profile grants")
+end)
+
 t.test("require 'cordon' offers select, assemble and explain with the CLI's option names", function()
   local cordon = require "cordon"
   local opts = function()
