@@ -1,0 +1,415 @@
+/* tests/c/test_linux_compile.c — the Linux compiler: policy IR + profile → Landlock rules and masks, the
+ * approximations it reports (always toward less access), the kernel check's hints, and the rights
+ * mapping. Works on a scratch tree under /var/tmp; nothing is enforced here (tests/enforce/ does that). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend/linux/landlock.h"
+#include "backend/linux/linux.h"
+
+static char base[256], work[300], home[300];
+
+static void put(const char *rel, bool dir) {
+  char p[512];
+  snprintf(p, sizeof p, "%s/%s", base, rel);
+  if (dir) assert_int_equal(mkdir(p, 0755), 0);
+  else {
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("x\n", f);
+    fclose(f);
+  }
+}
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(base, sizeof base, "/var/tmp/cordon-lxc.XXXXXX");
+  if (!mkdtemp(base)) return -1;
+  put("w", true), put("w/.git", true), put("w/.git/hooks", true), put("w/.git/config", false), put("w/src", true);
+  put("w/src/a.c", false), put("h", true), put("h/.ssh", true), put("h/.ssh/id_ed25519", false);
+  put("h/.ssh/known_hosts", false), put("h/docs", true), put("h/docs/n.txt", false);
+  snprintf(work, sizeof work, "%s/w", base);
+  snprintf(home, sizeof home, "%s/h", base);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+static const char *roots[1];
+static cordon_profile_ctx ctx;
+
+static cordon_profile *profile(bool root_read, bool work_write, const char *deny, cordon_network net) {
+  cordon_profile *p = cordon_profile_new(CORDON_PROFILE_MANAGED);
+  assert_non_null(p);
+  if (root_read) {
+    cordon_profile_entry e = {NULL, CORDON_SPECIAL_ROOT, CORDON_ACCESS_READ, CORDON_ENTRY_SUBTREE};
+    assert_int_equal(cordon_profile_add_entry(p, &e), CORDON_PROFILE_OK);
+  }
+  if (work_write) {
+    cordon_profile_entry e = {NULL, CORDON_SPECIAL_WORKSPACE_ROOTS, CORDON_ACCESS_WRITE, CORDON_ENTRY_SUBTREE};
+    assert_int_equal(cordon_profile_add_entry(p, &e), CORDON_PROFILE_OK);
+  }
+  if (deny) {
+    cordon_profile_entry e = {deny, CORDON_SPECIAL_NONE, CORDON_ACCESS_DENY, CORDON_ENTRY_SUBTREE};
+    assert_int_equal(cordon_profile_add_entry(p, &e), CORDON_PROFILE_OK);
+  }
+  cordon_profile_set_network(p, net);
+  roots[0] = work;
+  ctx = (cordon_profile_ctx){work, roots, 1, NULL, home, NULL};
+  return p;
+}
+
+static cordon_lx_plan *compile(const cordon_policy *pol, cordon_profile *p, const char *const *params, size_t np) {
+  cordon_lx_input in = {.policy = pol, .params = params, .nparams = np, .profile = p, .ctx = &ctx};
+  cordon_lx_plan *plan = NULL;
+  cordon_buf msg = CORDON_BUF_INIT;
+  cordon_lx_status st = cordon_lx_compile(&in, &plan, &msg);
+  if (st != CORDON_LX_OK) fail_msg("compile: %s: %s", cordon_lx_status_name(st), msg.data ? msg.data : "");
+  cordon_buf_free(&msg);
+  return plan;
+}
+
+static const cordon_lx_rule *rule_at(const cordon_lx_plan *p, const char *path) {
+  for (size_t i = 0; i < p->nrules; i++)
+    if (strcmp(p->rules[i].path, path) == 0) return &p->rules[i];
+  return NULL;
+}
+
+static const cordon_mount *mount_at(const cordon_lx_plan *p, const char *path) {
+  for (size_t i = 0; i < p->nmounts; i++)
+    if (strcmp(p->mounts[i].path, path) == 0) return &p->mounts[i];
+  return NULL;
+}
+
+static bool noted(const cordon_lx_plan *p, const char *source_part, const char *message_part) {
+  for (size_t i = 0; i < p->nnotes; i++)
+    if (strstr(p->notes[i].source, source_part) && strstr(p->notes[i].message, message_part)) return true;
+  return false;
+}
+
+static const char *at(const char *dir, const char *rel) {
+  static char buf[4][512];
+  static int k;
+  k = (k + 1) % 4;
+  snprintf(buf[k], sizeof buf[k], "%s/%s", dir, rel);
+  return buf[k];
+}
+
+/* IR builders: one rule with ops and one path filter, at file:line */
+/* `s` with regex metacharacters escaped (the scratch directory's name has a '.') */
+static const char *re_quote(const char *s) {
+  static char buf[2][600];
+  static int k;
+  k ^= 1;
+  size_t n = 0;
+  for (; *s && n + 2 < sizeof buf[k]; s++) {
+    if (strchr(".[]()*+?{}|^$\\", *s)) buf[k][n++] = '\\';
+    buf[k][n++] = *s;
+  }
+  buf[k][n] = '\0';
+  return buf[k];
+}
+
+static void ir_rule(cordon_policy *pol, cordon_action a, const char *ops, const char *kind, const char *arg,
+                    bool is_param, unsigned line) {
+  cordon_rule *r = cordon_policy_add_rule(pol, a, (cordon_loc){cordon_policy_intern(pol, "t.sb"), line, 1});
+  assert_non_null(r);
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", ops);
+  for (char *save, *op = strtok_r(buf, " ", &save); op; op = strtok_r(NULL, " ", &save))
+    assert_true(cordon_rule_add_op(r, op));
+  if (kind) r->filter = cordon_filter_path(kind, arg, is_param);
+}
+
+static void profile_alone_grants_only_what_it_lists(void **state) {
+  (void)state;
+  cordon_profile *p = profile(false, true, NULL, CORDON_NETWORK_RESTRICTED);
+  cordon_lx_plan *plan = compile(NULL, p, NULL, 0);
+  assert_null(rule_at(plan, "/"));  /* nothing said about "/" grants nothing there */
+  const cordon_lx_rule *w = rule_at(plan, work);
+  assert_non_null(w);
+  assert_int_equal(w->access, CORDON_LX_ALL);
+  assert_true(w->is_dir);
+  assert_non_null(rule_at(plan, "/dev/null"));
+  assert_true(plan->network_restricted);
+  assert_true(plan->scope_signals && plan->scope_abstract_unix);
+  cordon_lx_plan_free(plan);
+  cordon_profile_free(p);
+}
+
+static void a_denied_secret_inside_a_readable_tree_is_hidden(void **state) {
+  (void)state;
+  cordon_profile *p = profile(true, true, at(home, ".ssh"), CORDON_NETWORK_RESTRICTED);
+  cordon_lx_plan *plan = compile(NULL, p, NULL, 0);
+  const cordon_lx_rule *r = rule_at(plan, "/");
+  assert_non_null(r);
+  assert_int_equal(r->access, CORDON_LX_READ | CORDON_LX_EXEC);
+  const cordon_mount *m = mount_at(plan, at(home, ".ssh"));
+  assert_non_null(m);
+  assert_int_equal(m->kind, CORDON_MOUNT_HIDE);
+  assert_true(m->is_dir);
+  assert_false(m->placeholder);
+  assert_non_null(strstr(m->source, "profile: deny"));
+  cordon_lx_plan_free(plan);
+  cordon_profile_free(p);
+}
+
+static void protected_git_paths_become_read_only_binds_and_their_ancestor_is_pinned(void **state) {
+  (void)state;
+  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
+  cordon_lx_plan *plan = compile(NULL, p, NULL, 0);
+  const cordon_mount *hooks = mount_at(plan, at(work, ".git/hooks")), *cfg = mount_at(plan, at(work, ".git/config"));
+  assert_non_null(hooks);
+  assert_non_null(cfg);
+  assert_int_equal(hooks->kind, CORDON_MOUNT_BIND);
+  assert_true(hooks->read_only && cfg->read_only);
+  assert_false(cfg->is_dir);
+  const cordon_mount *pin = mount_at(plan, at(work, ".git"));  /* mv .git elsewhere would shed the masks */
+  assert_non_null(pin);
+  assert_false(pin->read_only);  /* git commit still writes objects, index and refs */
+  /* outer mounts come first */
+  assert_true(pin < hooks && pin < cfg);
+  cordon_lx_plan_free(plan);
+  cordon_profile_free(p);
+}
+
+static void a_missing_protected_path_is_masked_at_its_first_missing_component(void **state) {
+  (void)state;
+  char moved[600];
+  snprintf(moved, sizeof moved, "%s.away", at(work, ".git"));
+  assert_int_equal(rename(at(work, ".git"), moved), 0);
+  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
+  cordon_lx_plan *plan = compile(NULL, p, NULL, 0);
+  const cordon_mount *m = mount_at(plan, at(work, ".git"));
+  assert_non_null(m);
+  assert_true(m->placeholder && m->is_dir && m->read_only);
+  assert_null(mount_at(plan, at(work, ".git/hooks")));
+  cordon_lx_plan_free(plan);
+  cordon_profile_free(p);
+  assert_int_equal(rename(moved, at(work, ".git")), 0);
+}
+
+static void policy_literals_grant_files_and_subpaths_grant_trees_with_their_source(void **state) {
+  (void)state;
+  cordon_profile *p = profile(false, false, NULL, CORDON_NETWORK_ENABLED);
+  cordon_policy *pol = cordon_policy_new();
+  ir_rule(pol, CORDON_DENY, "default", NULL, NULL, false, 1);
+  ir_rule(pol, CORDON_ALLOW, "file-read*", "literal", at(home, "docs/n.txt"), false, 2);
+  ir_rule(pol, CORDON_ALLOW, "file-read* file-write*", "subpath", "SRC", true, 3);
+  const char *params[] = {"SRC", at(work, "src")};
+  cordon_lx_plan *plan = compile(pol, p, params, 1);
+  const cordon_lx_rule *f = rule_at(plan, at(home, "docs/n.txt"));
+  assert_non_null(f);
+  assert_false(f->is_dir);
+  assert_int_equal(f->access, CORDON_LX_READ);
+  assert_string_equal(f->source, "t.sb:2:1");
+  const cordon_lx_rule *d = rule_at(plan, at(work, "src"));
+  assert_non_null(d);
+  assert_int_equal(d->access, CORDON_LX_READ | CORDON_LX_MODIFY);
+  assert_string_equal(d->source, "t.sb:3:1");
+  assert_null(rule_at(plan, home));
+  assert_false(plan->network_restricted);
+  cordon_lx_plan_free(plan);
+  cordon_policy_free(pol);
+  cordon_profile_free(p);
+}
+
+static void a_literal_on_a_directory_is_not_granted_because_landlock_would_grant_its_subtree(void **state) {
+  (void)state;
+  cordon_profile *p = profile(false, false, NULL, CORDON_NETWORK_ENABLED);
+  cordon_policy *pol = cordon_policy_new();
+  ir_rule(pol, CORDON_DENY, "default", NULL, NULL, false, 1);
+  ir_rule(pol, CORDON_ALLOW, "file-read*", "literal", home, false, 2);
+  cordon_lx_plan *plan = compile(pol, p, NULL, 0);
+  assert_null(rule_at(plan, home));
+  assert_true(noted(plan, "policy", "literal rule"));
+  cordon_lx_plan_free(plan);
+  cordon_policy_free(pol);
+  cordon_profile_free(p);
+}
+
+static void an_allow_regex_is_dropped_and_reported_with_its_source(void **state) {
+  (void)state;
+  cordon_profile *p = profile(false, false, NULL, CORDON_NETWORK_ENABLED);
+  cordon_policy *pol = cordon_policy_new();
+  ir_rule(pol, CORDON_DENY, "default", NULL, NULL, false, 1);
+  char re[600];
+  snprintf(re, sizeof re, "^%s/docs/", re_quote(home));
+  ir_rule(pol, CORDON_ALLOW, "file-read*", "regex", re, false, 7);
+  cordon_lx_plan *plan = compile(pol, p, NULL, 0);
+  assert_null(rule_at(plan, at(home, "docs")));
+  assert_true(noted(plan, "t.sb:7:1", "not granted"));
+  cordon_lx_plan_free(plan);
+  cordon_policy_free(pol);
+  cordon_profile_free(p);
+}
+
+static void a_deny_regex_inside_an_allowed_tree_errs_toward_less_access(void **state) {
+  (void)state;
+  cordon_profile *p = profile(false, false, NULL, CORDON_NETWORK_ENABLED);
+  cordon_policy *pol = cordon_policy_new();
+  ir_rule(pol, CORDON_DENY, "default", NULL, NULL, false, 1);
+  ir_rule(pol, CORDON_ALLOW, "file-read*", "subpath", home, false, 2);
+  char re[600];
+  snprintf(re, sizeof re, "^%s/\\.ssh/id_", re_quote(home));
+  ir_rule(pol, CORDON_DENY, "file-read*", "regex", re, false, 3);
+  cordon_lx_plan *plan = compile(pol, p, NULL, 0);
+  assert_non_null(rule_at(plan, home));
+  /* the regex reaches inside ~/.ssh: all of ~/.ssh goes (known_hosts too), nothing else under home */
+  const cordon_mount *m = mount_at(plan, at(home, ".ssh"));
+  assert_non_null(m);
+  assert_int_equal(m->kind, CORDON_MOUNT_HIDE);
+  assert_null(mount_at(plan, at(home, "docs")));
+  assert_true(noted(plan, "t.sb:3:1", "denied there"));
+  cordon_lx_plan_free(plan);
+  cordon_policy_free(pol);
+  cordon_profile_free(p);
+}
+
+static void a_protected_metadata_regex_becomes_masks_instead_of_a_read_only_workdir(void **state) {
+  (void)state;
+  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
+  cordon_policy *pol = cordon_policy_new();
+  ir_rule(pol, CORDON_DENY, "default", NULL, NULL, false, 1);
+  char re[600];
+  snprintf(re, sizeof re, "^%s(/.*)?/\\.git(/.*)?$", re_quote(work));
+  ir_rule(pol, CORDON_DENY, "file-write*", "regex", re, false, 9);
+  cordon_lx_plan *plan = compile(pol, p, NULL, 0);
+  const cordon_lx_rule *w = rule_at(plan, work);
+  assert_non_null(w);
+  assert_true(w->access & CORDON_LX_WRITE);
+  assert_null(mount_at(plan, work) ? (mount_at(plan, work)->read_only ? work : NULL) : NULL);
+  assert_non_null(mount_at(plan, at(work, ".git/hooks")));
+  assert_true(noted(plan, "t.sb:9:1", "protected-metadata"));
+  cordon_lx_plan_free(plan);
+  cordon_policy_free(pol);
+  cordon_profile_free(p);
+}
+
+static void an_unrestricted_filesystem_has_no_landlock_rules(void **state) {
+  (void)state;
+  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
+  assert_int_equal(cordon_profile_set_fs_kind(p, CORDON_FS_UNRESTRICTED), CORDON_PROFILE_OK);
+  cordon_lx_plan *plan = compile(NULL, p, NULL, 0);
+  assert_true(plan->fs_unrestricted);
+  assert_int_equal(plan->nrules, 0);
+  assert_int_equal(plan->nmounts, 0);
+  assert_true(plan->network_restricted);
+  cordon_lx_plan_free(plan);
+  cordon_profile_free(p);
+}
+
+static void private_tmp_mounts_a_fresh_tmpfs_on_tmp(void **state) {
+  (void)state;
+  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
+  cordon_lx_input in = {.profile = p, .ctx = &ctx, .private_tmp = true};
+  cordon_lx_plan *plan = NULL;
+  cordon_buf msg = CORDON_BUF_INIT;
+  assert_int_equal(cordon_lx_compile(&in, &plan, &msg), CORDON_LX_OK);
+  const cordon_mount *m = mount_at(plan, "/tmp");
+  assert_non_null(m);
+  assert_int_equal(m->kind, CORDON_MOUNT_TMPFS);
+  cordon_lx_plan_free(plan);
+  cordon_buf_free(&msg);
+  cordon_profile_free(p);
+}
+
+static void disabled_profiles_are_refused(void **state) {
+  (void)state;
+  cordon_profile *p = cordon_profile_new(CORDON_PROFILE_DISABLED);
+  cordon_lx_input in = {.profile = p, .ctx = &ctx};
+  cordon_lx_plan *plan = NULL;
+  cordon_buf msg = CORDON_BUF_INIT;
+  assert_int_equal(cordon_lx_compile(&in, &plan, &msg), CORDON_LX_INVALID);
+  assert_null(plan);
+  assert_non_null(strstr(msg.data, "disabled"));
+  cordon_buf_free(&msg);
+  cordon_profile_free(p);
+}
+
+static void the_kernel_check_gives_hints_a_user_can_act_on(void **state) {
+  (void)state;
+  cordon_lx_probe_result pr = {.abi = 0, .landlock_errno = EOPNOTSUPP, .userns = true, .kernel = "6.1.0"};
+  cordon_buf msg = CORDON_BUF_INIT;
+  assert_int_equal(cordon_lx_check(&pr, 3, false, &msg), CORDON_LX_NOT_AVAILABLE);
+  assert_non_null(strstr(msg.data, "lsm="));
+  cordon_buf_reset(&msg);
+  pr.landlock_errno = ENOSYS;
+  assert_int_equal(cordon_lx_check(&pr, 3, true, &msg), CORDON_LX_NOT_AVAILABLE);  /* best effort needs >= 1 */
+  assert_non_null(strstr(msg.data, "CONFIG_SECURITY_LANDLOCK"));
+  cordon_buf_reset(&msg);
+  pr.abi = 2;
+  assert_int_equal(cordon_lx_check(&pr, 3, false, &msg), CORDON_LX_NOT_AVAILABLE);
+  assert_non_null(strstr(msg.data, "--best-effort"));
+  assert_non_null(strstr(msg.data, "ABI 2"));
+  cordon_buf_reset(&msg);
+  assert_int_equal(cordon_lx_check(&pr, 3, true, &msg), CORDON_LX_OK);
+  cordon_buf_free(&msg);
+}
+
+static void rights_follow_the_abi_and_drop_directory_rights_on_files(void **state) {
+  (void)state;
+  uint64_t dir = cordon_lx_landlock_rights(CORDON_LX_ALL, true, 7);
+  uint64_t file = cordon_lx_landlock_rights(CORDON_LX_ALL, false, 7);
+  assert_true(dir & (1ULL << 7));    /* MAKE_DIR */
+  assert_false(file & (1ULL << 7));
+  assert_false(file & (1ULL << 3));  /* READ_DIR */
+  assert_true(file & (1ULL << 14));  /* TRUNCATE */
+  assert_false(cordon_lx_landlock_rights(CORDON_LX_WRITE, false, 2) & (1ULL << 14)); /* unknown before ABI 3 */
+  assert_false(cordon_lx_landlock_handled_fs(4) & (1ULL << 15));                    /* IOCTL_DEV: ABI 5 */
+  assert_true(cordon_lx_landlock_handled_fs(5) & (1ULL << 15));
+  assert_int_equal(cordon_lx_landlock_handled_fs(0), 0);
+}
+
+static void the_plan_describes_itself_as_text_and_json(void **state) {
+  (void)state;
+  cordon_profile *p = profile(true, true, at(home, ".ssh"), CORDON_NETWORK_RESTRICTED);
+  cordon_lx_plan *plan = compile(NULL, p, NULL, 0);
+  cordon_buf b = CORDON_BUF_INIT;
+  cordon_lx_plan_describe(plan, &b);
+  assert_non_null(strstr(b.data, "hide"));
+  assert_non_null(strstr(b.data, "network: restricted"));
+  char *json = cordon_lx_plan_to_json(plan);
+  assert_non_null(json);
+  assert_non_null(strstr(json, "\"landlock_rules\""));
+  assert_non_null(strstr(json, "\"kind\":\"hide\""));
+  free(json);
+  cordon_buf_free(&b);
+  cordon_lx_plan_free(plan);
+  cordon_profile_free(p);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(profile_alone_grants_only_what_it_lists),
+      cmocka_unit_test(a_denied_secret_inside_a_readable_tree_is_hidden),
+      cmocka_unit_test(protected_git_paths_become_read_only_binds_and_their_ancestor_is_pinned),
+      cmocka_unit_test(a_missing_protected_path_is_masked_at_its_first_missing_component),
+      cmocka_unit_test(policy_literals_grant_files_and_subpaths_grant_trees_with_their_source),
+      cmocka_unit_test(a_literal_on_a_directory_is_not_granted_because_landlock_would_grant_its_subtree),
+      cmocka_unit_test(an_allow_regex_is_dropped_and_reported_with_its_source),
+      cmocka_unit_test(a_deny_regex_inside_an_allowed_tree_errs_toward_less_access),
+      cmocka_unit_test(a_protected_metadata_regex_becomes_masks_instead_of_a_read_only_workdir),
+      cmocka_unit_test(an_unrestricted_filesystem_has_no_landlock_rules),
+      cmocka_unit_test(private_tmp_mounts_a_fresh_tmpfs_on_tmp),
+      cmocka_unit_test(disabled_profiles_are_refused),
+      cmocka_unit_test(the_kernel_check_gives_hints_a_user_can_act_on),
+      cmocka_unit_test(rights_follow_the_abi_and_drop_directory_rights_on_files),
+      cmocka_unit_test(the_plan_describes_itself_as_text_and_json),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
