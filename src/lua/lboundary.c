@@ -30,16 +30,27 @@ cordon_boundary *cordon_lua_checkboundary(lua_State *L, int idx) {
 #define check_boundary cordon_lua_checkboundary
 #define push_boundary cordon_lua_pushboundary
 
-void cordon_lua_pushboundary(lua_State *L, cordon_boundary *b) {
-  /* Another binding (sessions) may push one before cordon.c.boundary was loaded: make the classes. */
+/* Makes an empty cordon.Boundary; run under lua_pcall so that a Lua memory error cannot leak `b`.
+ * Another binding (sessions) may get here before cordon.c.boundary was loaded: make the classes. */
+static int alloc_boundary_ud(lua_State *L) {
   if (luaL_getmetatable(L, BOUNDARY_T) == LUA_TNIL) {
     lua_pop(L, 1);
     cordon_open_boundary(L);
   }
   lua_pop(L, 1);
   boundary_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
-  u->b = b;
+  u->b = NULL;
   luaL_setmetatable(L, BOUNDARY_T);
+  return 1;
+}
+
+void cordon_lua_pushboundary(lua_State *L, cordon_boundary *b) {
+  lua_pushcfunction(L, alloc_boundary_ud);
+  if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
+    cordon_boundary_free(b);
+    lua_error(L);
+  }
+  ((boundary_ud *)lua_touserdata(L, -1))->b = b;
 }
 
 static int fail_status(lua_State *L, cordon_boundary_status st, const char *what) {

@@ -11,6 +11,7 @@
 /* The boundary of the cordon.Boundary at `idx`; raises when it is something else or was closed. */
 cordon_boundary *cordon_lua_checkboundary(lua_State *L, int idx);
 
-/* Pushes a new cordon.Boundary that owns `b` (freed exactly once, by __gc, __close or :close()). */
+/* Pushes a new cordon.Boundary that owns `b` (freed exactly once, by __gc, __close or :close()). On a
+ * Lua memory error it frees `b` and raises. */
 void cordon_lua_pushboundary(lua_State *L, cordon_boundary *b);
 #endif

@@ -232,11 +232,22 @@ static const luaL_Reg profile_meta[] = {
     {NULL, NULL},
 };
 
-void cordon_lua_pushprofile(lua_State *L, cordon_profile *p) {
+/* Makes an empty cordon.Profile; run under lua_pcall so that a Lua memory error cannot leak `p`. */
+static int alloc_profile_ud(lua_State *L) {
   profile_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
-  u->p = p;
+  u->p = NULL;
   cordon_lua_newclass(L, CORDON_LUA_PROFILE, profile_methods, profile_meta);
   lua_setmetatable(L, -2);
+  return 1;
+}
+
+void cordon_lua_pushprofile(lua_State *L, cordon_profile *p) {
+  lua_pushcfunction(L, alloc_profile_ud);
+  if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
+    cordon_profile_free(p);
+    lua_error(L);
+  }
+  ((profile_ud *)lua_touserdata(L, -1))->p = p;
 }
 
 cordon_profile *cordon_lua_toprofile(lua_State *L, int idx) {

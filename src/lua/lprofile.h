@@ -18,7 +18,8 @@ cordon_profile *cordon_lua_checkprofile(lua_State *L, int idx);
  * by a new cordon.Profile (which owns the result); an invalid table raises its error message. */
 cordon_profile *cordon_lua_toprofile(lua_State *L, int idx);
 
-/* Pushes a new cordon.Profile that owns `p` (freed exactly once, by __gc, __close or :close()). */
+/* Pushes a new cordon.Profile that owns `p` (freed exactly once, by __gc, __close or :close()). On a Lua
+ * memory error it frees `p` and raises. */
 void cordon_lua_pushprofile(lua_State *L, cordon_profile *p);
 
 /* Builds a profile from the table at `idx`. On bad data returns NULL with a message naming the field
