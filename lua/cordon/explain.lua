@@ -66,13 +66,17 @@ function M.from_policy(policy)
     grants = policy.grants,
     protected = policy.protected,
     appended = {},
-    env = { mode = env.mode, passed = env.passed, dropped = env.dropped, defaulted = env.defaulted,
-            default_sources = env.default_sources },
+    env = { mode = env.mode, passed = env.passed, dropped = env.dropped, defaults = {} },
     params = params,
     sources = policy.sources,
     policy_bytes = #policy.text,
     policy_lines = count_lines(policy.text),
   }
+  -- Defaults as a list (name, value, the fragment:line that set it), so JSON output is always an array.
+  for _, name in ipairs(env.defaulted or {}) do
+    table.insert(data.env.defaults, { name = name, value = env.vars and env.vars[name],
+                                      source = (env.default_sources or {})[name] or "profile" })
+  end
   for _, a in ipairs(policy.request.append_profile) do data.appended[#data.appended + 1] = { path = a.path, source = a.source } end
   if policy.platform == "linux" then data.linux = linux_plan(policy) end
   return data
@@ -151,9 +155,7 @@ function M.render(d)
     p("  environment: sanitized allow-list (%d passed, %d dropped)", env.passed and #env.passed or 0,
       env.dropped and #env.dropped or 0)
   end
-  for _, k in ipairs(env.defaulted or {}) do
-    p("    default %s from %s", k, (env.default_sources or {})[k] or "profile")
-  end
+  for _, def in ipairs(env.defaults) do p("    default %s=%s from %s", def.name, def.value or "", def.source) end
   p("  parameters:")
   for _, kv in ipairs(d.params) do p("    -D%s=%s", kv.name, kv.value) end
   p("  policy: %d bytes, %d lines, %d sections", d.policy_bytes, d.policy_lines, #d.sources)

@@ -33,7 +33,7 @@ expect "the agent with its reason" grep -qE "^    60-agents/claude-code\.sb +com
 expect "integrations not included are listed" has "$out" "optional integrations not included: docker ssh"
 expect "skipped fragments say why" has "$out" "skipped: 10-system-runtime-linux.sb (platform linux only"
 expect "the environment mode" has "$out" "environment: sanitized allow-list"
-expect "an exec-env default and where it came from" has "$out" "default DISABLE_AUTOUPDATER from 60-agents/claude-code.sb:3"
+expect "an exec-env default and where it came from" has "$out" "default DISABLE_AUTOUPDATER=1 from 60-agents/claude-code.sb:3"
 expect "the policy's size" grep -qE '^  policy: [0-9]+ bytes, [0-9]+ lines, [0-9]+ sections$' <<<"$out"
 expect "config files are listed even when absent" has "$out" "user     $HOME/.config/cordon/config.yaml: not found"
 
@@ -76,6 +76,7 @@ r = {f["name"]: f["reason"] for f in d["fragments"]}
 assert r["60-agents/aider.sb"] == "command '"'"'aider'"'"' (basename of aider)", r
 assert d["git_pointer"]["gitdir"] == "/elsewhere/repo/.git/worktrees/wt"
 assert d["policy_bytes"] > 1000 and d["config_files"][0]["kind"] == "user"
+assert isinstance(d["env"]["defaults"], list)
 ' "$json" "$tmp"
 
 out=$("$CORDON" explain --profiles-dir "$basic" --platform linux --workdir "$tmp/w" --env)
