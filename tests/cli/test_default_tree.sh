@@ -67,6 +67,13 @@ for platform in darwin linux; do
   else
     bad "cordon policy --platform $platform -- claude failed: $(cat "$tmp/err")"
   fi
+  # The read-only profile too: its section must not make a fragment rule meaningless either.
+  if "$CORDON" policy --platform "$platform" --profile read-only -- claude >"$tmp/ro-$platform.sb" 2>"$tmp/err"; then
+    ok
+    lint_fragments "read-only $platform" "$tmp/ro-$platform.sb" ""
+  else
+    bad "cordon policy --platform $platform --profile read-only -- claude failed: $(cat "$tmp/err")"
+  fi
   # --- 3. Everything enabled at once still evaluates; later integrations may shadow defaults. -------
   if "$CORDON" policy --platform "$platform" --enable="$feats,all-agents,all-apps" >"$tmp/all-$platform.sb" 2>"$tmp/err"; then
     ok
