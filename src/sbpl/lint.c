@@ -141,7 +141,25 @@ static void check_network(linter *l, const cordon_rule *r, const cordon_filter *
   }
 }
 
-static void check_filter(linter *l, const cordon_rule *r, cordon_filter *f) {
+/* A require-all that also holds a literal, subpath or prefix (or an anchored regex) confines its other
+ * children to those paths: an unanchored regex beside one is a deliberate "at any depth below". */
+static bool confines(const cordon_filter *f) {
+  if (f->kind != CORDON_F_ALL) return false;
+  for (size_t i = 0; i < f->nchildren; i++) {
+    const cordon_filter *c = f->children[i];
+    if (c->kind == CORDON_F_ANY && c->nchildren) {
+      bool all = true;
+      for (size_t k = 0; k < c->nchildren && all; k++)
+        all = c->children[k]->kind == CORDON_F_PATH && c->children[k]->match != CORDON_MATCH_REGEX;
+      if (all) return true;
+    }
+    if (c->kind != CORDON_F_PATH || !c->nargs) continue;
+    if (c->match != CORDON_MATCH_REGEX || c->args[0].text[0] == '^') return true;
+  }
+  return false;
+}
+
+static void check_filter(linter *l, const cordon_rule *r, cordon_filter *f, bool confined) {
   cordon_loc loc = filter_loc(f, r);
   for (size_t i = 0; i < f->nargs; i++) {
     size_t n = strlen(f->args[i].text);
@@ -168,7 +186,7 @@ static void check_filter(linter *l, const cordon_rule *r, cordon_filter *f) {
       if (!cordon_filter_compile_regex(f, f->args[0].text, err, sizeof err))
         finding(l, CORDON_DIAG_ERROR, "regex-invalid", loc, "(%s #\"%s\") does not compile: %s", f->name,
                 f->args[0].text, err);
-      else if (r->action == CORDON_DENY && f->args[0].text[0] != '^')
+      else if (r->action == CORDON_DENY && f->args[0].text[0] != '^' && !confined)
         finding(l, CORDON_DIAG_WARNING, "unanchored-regex", loc,
                 "deny regex #\"%s\" is not anchored: it matches anywhere in the path, so it may deny far "
                 "more than meant; start it with ^", f->args[0].text);
@@ -185,7 +203,8 @@ static void check_filter(linter *l, const cordon_rule *r, cordon_filter *f) {
   default:
     break;
   }
-  for (size_t i = 0; i < f->nchildren; i++) check_filter(l, r, f->children[i]);
+  bool inner = confined || confines(f);
+  for (size_t i = 0; i < f->nchildren; i++) check_filter(l, r, f->children[i], inner);
 }
 
 static const char *const known_modifiers[] = {
@@ -215,7 +234,7 @@ static void check_rule(linter *l, cordon_rule *r) {
       finding(l, CORDON_DIAG_ERROR, "string-too-long", r->loc,
               "the (with %s …) string is over %d bytes: sandbox-exec rejects it", m, CORDON_SBPL_MAX_LITERAL);
   }
-  if (r->filter) check_filter(l, r, r->filter);
+  if (r->filter) check_filter(l, r, r->filter, false);
 }
 
 /* ---- rule relations ----------------------------------------------------------------------------- */

@@ -91,6 +91,11 @@ static void unanchored_regexes_in_deny_rules_are_reported(void **state) {
   path_rule(p, CORDON_DENY, "file-write*", "regex", "\\.git/hooks");
   path_rule(p, CORDON_ALLOW, "file-write*", "regex", "\\.cache");   /* allow: not this check */
   path_rule(p, CORDON_DENY, "file-write*", "regex", "^/w/\\.env$");
+  /* beside a subpath in a require-all the regex is confined to that tree: "at any depth below" */
+  cordon_rule *r = rule(p, CORDON_DENY, "file-write*");
+  r->filter = cordon_filter_new(CORDON_F_ALL, "require-all", CORDON_MATCH_NONE);
+  cordon_filter_add_child(r->filter, cordon_filter_path("subpath", "/w", false));
+  cordon_filter_add_child(r->filter, cordon_filter_path("regex", "/\\.git(/|$)", false));
   unsigned line = 0;
   assert_int_equal(count(p, "unanchored-regex", &line), 1);
   assert_int_equal(line, 1);

@@ -106,6 +106,10 @@ mkdir -p "$work/.git/hooks"
 expect "assembled: the workdir is writable" 0 "^allow" -- --no-config --workdir "$work" file-write-data "$work/src/a.c"
 expect "assembled: git hooks stay protected" 1 "^deny" -- --no-config --workdir "$work" file-write-data "$work/.git/hooks/pre-commit"
 expect "assembled: -D belongs to --policy" 125 "go with --policy" -- --no-config -D X=1 file-read-data /x
+# A saved `cordon policy` brings its ";; -DKEY=VALUE" lines: check decides it without restating them.
+"$cordon" policy --no-config --workdir "$work" >"$tmp/saved.sb"
+expect "a saved policy's -D header lines are its parameters" 0 "^allow" -- --policy "$tmp/saved.sb" file-write-data "$work/src/a.c"
+expect "an explicit -D overrides the header" 1 "^deny" -- --policy "$tmp/saved.sb" -D WORKDIR=/elsewhere -D WRITABLE_ROOT_0=/elsewhere -D WRITABLE_ROOT_1=/elsewhere file-write-data "$work/src/a.c"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

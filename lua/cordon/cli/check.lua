@@ -57,6 +57,20 @@ local function split_defines(argv, first)
   return out
 end
 
+-- `cordon policy` writes its -D values first, as ";; -DKEY=VALUE" comment lines: a saved policy
+-- brings its parameters along. Explicit -D options come later and win.
+local function header_params(text, params)
+  local given, out = {}, {}
+  for _, kv in ipairs(params) do given[kv[1]] = true end
+  for line in text:gmatch("[^\n]*") do
+    local k, v = line:match("^;; %-D([%a_][%w_]*)=(.*)$")
+    if not k then break end
+    if not given[k] then out[#out + 1] = { k, v } end
+  end
+  for _, kv in ipairs(params) do out[#out + 1] = kv end
+  return out
+end
+
 local function read_file(path)
   local f, err = io.open(path, "rb")
   if not f then return nil, "cannot read " .. tostring(err) end
@@ -78,7 +92,7 @@ local function load_policy(opts)
       if not k then return nil, "-D expects KEY=VALUE, got '" .. d .. "'" end
       params[#params + 1] = { k, v }
     end
-    local p, perr = sbpl.parse(text, opts.policy, params,
+    local p, perr = sbpl.parse(text, opts.policy, header_params(text, params),
                                { import_dirs = opts["import-dir"] or {}, symbolic_params = true })
     if not p then return nil, perr end
     return p, function() return nil end

@@ -49,6 +49,20 @@ local function parse_finding(file, msg)
            col = tonumber(col), source = f .. ":" .. line .. ":" .. col }
 end
 
+-- `cordon policy` writes its -D values first, as ";; -DKEY=VALUE" comment lines: a saved policy
+-- brings its parameters along. Explicit -D options come later and win.
+local function header_params(text, params)
+  local given, out = {}, {}
+  for _, kv in ipairs(params) do given[kv[1]] = true end
+  for line in text:gmatch("[^\n]*") do
+    local k, v = line:match("^;; %-D([%a_][%w_]*)=(.*)$")
+    if not k then break end
+    if not given[k] then out[#out + 1] = { k, v } end
+  end
+  for _, kv in ipairs(params) do out[#out + 1] = kv end
+  return out
+end
+
 local function lint_file(path, params, opts)
   local fh, err = io.open(path, "rb")
   if not fh then return nil, "cannot read " .. tostring(err) end
@@ -56,7 +70,7 @@ local function lint_file(path, params, opts)
   fh:close()
   if not text then return nil, "cannot read " .. path end
   local sbpl = require "cordon.sbpl"
-  local p, perr = sbpl.parse(text, path, params, { import_dirs = opts["import-dir"] or {}, symbolic_params = true })
+  local p, perr = sbpl.parse(text, path, header_params(text, params), { import_dirs = opts["import-dir"] or {}, symbolic_params = true })
   if not p then return { parse_finding(path, perr) } end
   local findings = p:lint(text, path)
   p:close()
