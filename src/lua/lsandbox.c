@@ -8,8 +8,8 @@
  *   - a counting allocator that refuses to grow past `memory` bytes;
  *   - a count hook that charges every 1000 VM instructions against `instructions` and, once the budget
  *     is spent, raises on every instruction, so a script cannot pcall its way past the limit;
- *   - pattern functions (find, match, gmatch, gsub) that charge a worst-case backtracking cost before
- *     they run, because the C matcher cannot be interrupted by the hook;
+ *   - library functions whose C loops the hook cannot interrupt and the memory cap does not bound
+ *     (pattern matching, string.rep, table.insert/remove/move) charge their estimated cost first;
  *   - only the globals listed in safe_base plus string (no dump), table, math and utf8: no os, io,
  *     load, loadfile, dofile, require, package, debug, collectgarbage, coroutine or print;
  *   - text chunks only: precompiled bytecode is refused.
@@ -121,9 +121,18 @@ static void budget_hook(lua_State *S, lua_Debug *ar) {
   check_limits(S, sb, sb->exhausted ? 1 : SANDBOX_HOOK_STEP);
 }
 
+/* Library functions whose work in C is not bounded by the memory cap: the hook cannot interrupt them, so
+ * their cost is estimated and charged against the budget before they run. */
+typedef enum {
+  COST_PATTERN, /* find, match, gmatch, gsub */
+  COST_REP,     /* string.rep: n iterations even when nothing is copied (answered here instead) */
+  COST_LENGTH,  /* table.insert, table.remove: shift #t elements (and __len may claim any length) */
+  COST_MOVE,    /* table.move: e - f + 1 steps */
+} cost_kind;
+
 /* Upper bound of the Lua matcher's work: each variable-length item (*, +, -, ?) may retry at every
- * subject position, so n^(q+1) steps for q such items over a subject of n bytes. */
-static int charge_pattern(lua_State *S) {
+ * subject position, so (n+1)^(q+1) steps times the pattern length for q such items. */
+static double pattern_cost(lua_State *S) {
   size_t n, plen;
   luaL_checklstring(S, 1, &n);
   const char *p = luaL_checklstring(S, 2, &plen);
@@ -137,26 +146,60 @@ static int charge_pattern(lua_State *S) {
   }
   double cost = (double)(n + 1) * (double)(plen + 1);
   for (int i = 0; i < quant && cost < 1e18; i++) cost *= (double)(n + 1);
-  sandbox *sb = sandbox_of(S);
-  if (cost >= (double)sb->budget) {
-    exhaust(S, sb);
-    return luaL_error(S, "instruction budget exceeded (pattern too costly for a %I-byte subject)", (lua_Integer)n);
+  return cost;
+}
+
+static double call_cost(lua_State *S, cost_kind kind) {
+  switch (kind) {
+  case COST_PATTERN: return pattern_cost(S);
+  case COST_REP: return 0; /* with something to copy, the memory cap bounds the iterations */
+  case COST_LENGTH:
+    if (lua_type(S, 1) != LUA_TTABLE) return 0; /* the original reports the misuse */
+    return (double)luaL_len(S, 1);
+  case COST_MOVE:
+    if (!lua_isinteger(S, 2) || !lua_isinteger(S, 3)) return 0;
+    return lua_tointeger(S, 3) >= lua_tointeger(S, 2)
+         ? (double)lua_tointeger(S, 3) - (double)lua_tointeger(S, 2) + 1 : 0;
   }
-  luaL_where(S, 2);  /* the script line that called the pattern function */
-  snprintf(sb->where, sizeof sb->where, "%s", lua_tostring(S, -1));
-  lua_pop(S, 1);
-  check_limits(S, sb, (long long)cost);
   return 0;
 }
 
-/* The wrapped pattern function: charges, then calls the original (upvalue 1) with all arguments. */
+/* The wrapped function: upvalue 1 is the original, upvalue 2 its cost_kind. */
 static int charged_call(lua_State *S) {
   int n = lua_gettop(S);
-  charge_pattern(S);
+  cost_kind kind = (cost_kind)lua_tointeger(S, lua_upvalueindex(2));
+  if (kind == COST_REP) {
+    size_t l = 0, lsep = 0;
+    luaL_optlstring(S, 1, "", &l);
+    luaL_optlstring(S, 3, "", &lsep);
+    if (l + lsep == 0) { /* Lua would loop n times copying nothing */
+      lua_pushliteral(S, "");
+      return 1;
+    }
+  }
+  double cost = call_cost(S, kind);
+  sandbox *sb = sandbox_of(S);
+  luaL_where(S, 1);  /* the script line calling this function */
+  snprintf(sb->where, sizeof sb->where, "%s", lua_tostring(S, -1));
+  lua_pop(S, 1);
+  if (cost >= (double)sb->budget) {
+    exhaust(S, sb);
+    lua_pushfstring(S, "%sinstruction budget exceeded (a call costing about %f steps)", sb->where, cost);
+    return lua_error(S);
+  }
+  check_limits(S, sb, (long long)cost);
   lua_pushvalue(S, lua_upvalueindex(1));
   lua_insert(S, 1);
   lua_call(S, n, LUA_MULTRET);
   return lua_gettop(S);
+}
+
+/* Replaces lib[name] with a charged wrapper; the library table is on top of the stack. */
+static void charge(lua_State *S, const char *name, cost_kind kind) {
+  lua_getfield(S, -1, name);
+  lua_pushinteger(S, kind);
+  lua_pushcclosure(S, charged_call, 2);
+  lua_setfield(S, -2, name);
 }
 
 /* setmetatable without finalizers: Lua runs __gc with debug hooks disabled, so a finalizer would escape
@@ -206,12 +249,16 @@ static int open_safe(lua_State *S) {
   lua_getfield(S, g, LUA_STRLIBNAME);
   lua_pushnil(S);
   lua_setfield(S, -2, "dump");
-  static const char *const patterned[] = {"find", "match", "gmatch", "gsub", NULL};
-  for (const char *const *n = patterned; *n; n++) {
-    lua_getfield(S, -1, *n);
-    lua_pushcclosure(S, charged_call, 1);
-    lua_setfield(S, -2, *n);
-  }
+  charge(S, "find", COST_PATTERN);
+  charge(S, "match", COST_PATTERN);
+  charge(S, "gmatch", COST_PATTERN);
+  charge(S, "gsub", COST_PATTERN);
+  charge(S, "rep", COST_REP);
+  lua_pop(S, 1);
+  lua_getfield(S, g, LUA_TABLIBNAME);
+  charge(S, "insert", COST_LENGTH);
+  charge(S, "remove", COST_LENGTH);
+  charge(S, "move", COST_MOVE);
   lua_pop(S, 1);
   lua_pushvalue(S, g);
   lua_setfield(S, g, "_G");

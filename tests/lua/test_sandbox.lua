@@ -64,8 +64,22 @@ end)
 
 t.test("a catastrophic pattern is charged before it runs", function()
   local msg = t.fails("budget_exceeded", run("return string.find(string.rep('a', 5000), '.-.-.-.-.-.-b')"))
-  t.ok(msg:find("pattern too costly", 1, true), msg)
+  t.ok(msg:find("s.lua:1: instruction budget exceeded (a call costing", 1, true), msg)
   t.eq(run("return ('a=b'):match('(%w)=(%w)')"), "a")
+  t.fails("budget_exceeded", run("local s = string.rep('a', 1 << 20) return s:find(s:sub(2) .. 'b', 1, true)"))
+end)
+
+t.test("C loops that allocate nothing are charged too", function()
+  -- Each of these would spin in C for ever without allocating, out of reach of the hook and the cap.
+  t.eq(run("return #string.rep('', 1 << 40)"), 0)
+  t.eq(run("return #string.rep('', 3, '')"), 0)
+  t.fails("budget_exceeded", run("return table.move({}, 1, 1 << 50, 1, {})"))
+  t.fails("budget_exceeded", run(
+    "local t = setmetatable({}, { __len = function() return 1 << 50 end }) table.insert(t, 1, 'x') return t"))
+  t.fails("budget_exceeded", run(
+    "local t = setmetatable({}, { __len = function() return 1 << 50 end }) table.remove(t, 1) return t"))
+  t.same(run("local t = {1, 2} table.insert(t, 1, 0) table.remove(t) return table.move(t, 1, 2, 2, {})"), { nil, 0, 1 })
+  t.eq(run("return ('ab'):rep(3, '-')"), "ab-ab-ab")
 end)
 
 t.test("a wall-clock limit stops work the instruction count cannot see", function()
