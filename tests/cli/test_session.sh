@@ -82,6 +82,7 @@ fails "expand without a request" "needs --read" session expand "$id" --db "$db"
 fails "a path with a newline" "control" session expand "$id" --read "$tmp/a
 b" --db "$db"
 fails "a path with .. that does not exist" "dotdot" session expand "$id" --read "/nope/../x" --db "$db"
+fails "an unexpanded ~" "did not expand" session expand "$id" --read "~/x" --db "$db"
 fails "unknown subcommand" "unknown session command" session frobnicate
 fails "unknown option" "unknown option" session list --bogus --db "$db"
 fails "missing id" "one session ID" session show --db "$db"

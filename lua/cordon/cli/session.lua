@@ -92,6 +92,7 @@ end
 
 -- Absolute and canonical: what the sandbox will see (symlinks resolved for the part that exists).
 local function real(p, what)
+  if p == "~" or p:sub(1, 2) == "~/" then return nil, what .. " starts with ~ (the shell did not expand it): " .. p end
   if p:sub(1, 1) ~= "/" then
     local cwd, err = sys.getcwd()
     if not cwd then return nil, err end
