@@ -142,13 +142,13 @@ static const char *base_name(const char *name, char *buf, size_t cap) {
 /* Name filters that describe the target itself (mach service, sysctl, …) compare with the target
  * string; the rest (xattr, file-mode, extension-class, …) are facts the query must state. */
 static bool names_the_target(const char *base) {
+  /* what the operation acts on; filters about the acting process (process-path, signing-identifier),
+   * ioctl/fsctl commands and socket parameters are facts instead */
   static const char *const own[] = {
       "global-name", "local-name", "sysctl-name", "iokit-user-client-class", "iokit-registry-entry-class",
-      "iokit-connection", "iokit-property", "preference-domain", "notification-name", "appleevent-destination",
-      "right-name", "target", "kext-bundle-id", "info-type", "xpc-service-name", "process-path",
-      "process-name", "signing-identifier", "ipc-posix-name", "mach-extension", "nvram-variable",
-      "device-conforms-to", "fsctl-command", "ioctl-command", "socket-domain", "socket-type",
-      "socket-protocol", "ae-destination", "auth-right-name", "boot-arg", "notification", "mount-relative-path",
+      "iokit-connection", "iokit-property", "device-conforms-to", "preference-domain", "notification-name",
+      "notification", "appleevent-destination", "ae-destination", "right-name", "auth-right-name", "target",
+      "kext-bundle-id", "info-type", "xpc-service-name", "ipc-posix-name", "nvram-variable", "boot-arg",
   };
   for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
     if (!strcmp(base, own[i])) return true;

@@ -172,6 +172,28 @@ static void name_filters_compare_with_the_target_name(void **state) {
   cordon_filter_free(p);
 }
 
+static void filters_about_the_process_or_command_are_facts(void **state) {
+  (void)state;
+  cordon_filter *f = cordon_filter_new(CORDON_F_NAME, "ioctl-command", CORDON_MATCH_LITERAL);
+  cordon_filter_add_arg(f, "TIOCGWINSZ", false);
+  cordon_target t;
+  char err[64];
+  cordon_target_parse("file-ioctl", "/dev/ttys001", &t, err, sizeof err);
+  cordon_match_ctx none = {0};
+  assert_int_equal(cordon_filter_match(f, &t, &none), CORDON_TRI_UNKNOWN);
+  assert_string_equal(none.missing, "ioctl-command");
+  cordon_fact cmd[] = {{"ioctl-command", "TIOCGWINSZ"}};
+  cordon_match_ctx given = {.facts = cmd, .nfacts = 1};
+  assert_int_equal(cordon_filter_match(f, &t, &given), CORDON_TRI_YES);
+  cordon_filter_free(f);
+  f = cordon_filter_new(CORDON_F_NAME, "signing-identifier", CORDON_MATCH_LITERAL);
+  cordon_filter_add_arg(f, "com.apple.ls", false);
+  cordon_target_parse("mach-lookup", "com.apple.ls", &t, err, sizeof err);
+  cordon_match_ctx none2 = {0};
+  assert_int_equal(cordon_filter_match(f, &t, &none2), CORDON_TRI_UNKNOWN); /* not the target's name */
+  cordon_filter_free(f);
+}
+
 static cordon_filter *net(const char *dir, const char *proto, const char *addr) {
   cordon_filter *f = cordon_filter_new(CORDON_F_NETWORK, dir, CORDON_MATCH_NONE);
   cordon_filter_add_arg(f, proto, false);
@@ -265,6 +287,7 @@ int main(void) {
       cmocka_unit_test(composite_filters_use_three_valued_logic),
       cmocka_unit_test(extensions_are_query_inputs),
       cmocka_unit_test(name_filters_compare_with_the_target_name),
+      cmocka_unit_test(filters_about_the_process_or_command_are_facts),
       cmocka_unit_test(network_filters_match_direction_protocol_host_and_port),
       cmocka_unit_test(unix_sockets_match_by_path),
       cmocka_unit_test(malformed_network_targets_are_refused),
