@@ -139,7 +139,8 @@ end
 local function cmd_show(opts, store, id)
   local b, full = store:load(id)
   if not b then return cli.fail(full) end
-  local info = assert(store:info(full))
+  local info, ierr = store:info(full)
+  if not info then return cli.fail(ierr) end
   if opts.json then
     info.boundary = b:to_table()
     io.stdout:write(json(info))
@@ -174,7 +175,9 @@ local function cmd_history(opts, store, id)
   if not list then return cli.fail(err) end
   if opts.json then
     for _, r in ipairs(list) do
-      r.boundary = assert(require("cordon.boundary").decode(r.boundary)):to_table()
+      local b, derr = require("cordon.boundary").decode(r.boundary)
+      if not b then return cli.fail("session " .. id .. " revision " .. r.revision .. ": stored boundary is invalid: " .. derr) end
+      r.boundary = b:to_table()
     end
     io.stdout:write(json(list))
     return 0
