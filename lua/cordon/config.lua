@@ -244,9 +244,11 @@ function M.load(req)
   if not wfound then return result end
   wfile.found = true
 
+  -- Writable roots of this run, canonical where they exist, so a symlinked parent is still seen.
   local roots = {}
-  append(roots, req.writable_roots)
-  append(roots, values.add_dirs)
+  for _, list in ipairs { req.writable_roots or {}, values.add_dirs } do
+    for _, r in ipairs(list) do roots[#roots + 1] = sys.realpath(r) or r end
+  end
   local decision, derr = trust.decide {
     workdir = real, flag = req.trust_workdir_config and true or false, list_path = list_path, writable_roots = roots,
   }

@@ -69,7 +69,9 @@ static void parser_failed(yaml_load *y) {
   const yaml_parser_t *p = &y->parser;
   const char *problem = p->problem ? p->problem : "malformed YAML";
   yaml_mark_t mark = p->error == YAML_READER_ERROR ? mark_of_offset(y, p->problem_offset) : p->problem_mark;
-  if (p->context && p->error != YAML_READER_ERROR) {
+  if (mark.index < y->len && y->text[mark.index] == '\t') {
+    fail_at(y, mark, "%s (a tab cannot indent YAML; use spaces)", problem);
+  } else if (p->context && p->error != YAML_READER_ERROR) {
     fail_at(y, mark, "%s (%s started at line %zu)", problem, p->context, p->context_mark.line + 1);
   } else {
     fail_at(y, mark, "%s", problem);

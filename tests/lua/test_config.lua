@@ -187,6 +187,22 @@ t.test("a workdir config trusted by the trust list is applied; lists append and 
   t.eq(r.values.profile, "workspace-write")
 end)
 
+t.test("a listed workdir under a writable add-dirs of the user config is not trusted, even through a symlink", function()
+  reset()
+  local parent = root .. "/parent"
+  local inner = parent .. "/inner"
+  sh("mkdir -p " .. q(inner) .. " && ln -sfn " .. q(parent) .. " " .. q(root .. "/parent-link"))
+  write(inner .. "/.cordon.yaml", "enable: [ssh]\n")
+  write(ucfg, "add-dirs: [" .. root .. "/parent-link]\n")
+  write(cfgdir .. "/trusted-workdirs", inner .. "\n")
+  local r = assert(load { workdir = inner })
+  t.eq(r.files[2].trusted, false)
+  t.ok(r.files[2].ignored_reason:find("inside the writable directory " .. parent, 1, true), r.files[2].ignored_reason)
+  t.same(r.values.enable, {})
+  r = assert(load { workdir = inner, user_config = root .. "/none.yaml", trust_list = cfgdir .. "/trusted-workdirs" })
+  t.eq(r.files[2].trusted, true, "without the writable parent the list entry applies")
+end)
+
 t.test("errors in a trusted workdir config name its file", function()
   reset()
   write(wcfg, "add-dirs: [a]\nbogus: 1\n")

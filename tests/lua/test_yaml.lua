@@ -75,7 +75,8 @@ end)
 
 t.test("a tab used for indentation is a syntax error on its line", function()
   local msg = load_err("a:\n\tb: 1\n")
-  t.ok(msg:find("f.yaml:2:", 1, true), msg)
+  t.ok(msg:find("f.yaml:2:1:", 1, true), msg)
+  t.ok(msg:find("use spaces", 1, true), msg)
 end)
 
 t.test("duplicate keys are refused, naming both lines", function()
