@@ -6,8 +6,9 @@
  *
  * The script runs in a NEW state, never the caller's, with
  *   - a counting allocator that refuses to grow past `memory` bytes;
- *   - a count hook that charges every 1000 VM instructions against `instructions` and, once the budget
- *     is spent, raises on every instruction, so a script cannot pcall its way past the limit;
+ *   - a count hook that charges every 100 VM instructions against `instructions`, checks a wall-clock
+ *     deadline (`seconds`) and, once either is spent, raises on every instruction, so a script cannot
+ *     pcall its way past the limit;
  *   - library functions whose C loops the hook cannot interrupt and the memory cap does not bound
  *     (pattern matching, string.rep, table.insert/remove/move) charge their estimated cost first;
  *   - only the globals listed in safe_base plus string (no dump), table, math and utf8: no os, io,
@@ -94,31 +95,32 @@ static void exhaust(lua_State *S, sandbox *sb) {
   }
 }
 
-/* Raises when the instruction budget or the wall-clock limit is spent. The clock is the safety net for
- * work the instruction count cannot see (a long C call per instruction, such as concatenating big
- * strings); the count keeps ordinary limits deterministic. */
-static void check_limits(lua_State *S, sandbox *sb, long long cost) {
+/* Charges `cost` and tells whether the instruction budget or the wall-clock limit is now spent. The
+ * clock is the safety net for work the instruction count cannot see (a long C call per instruction,
+ * such as concatenating big strings); the count keeps ordinary limits deterministic. */
+static bool over_limits(lua_State *S, sandbox *sb, long long cost) {
   sb->budget -= cost;
-  if (sb->budget <= 0 || sb->exhausted) {
-    exhaust(S, sb);
-    lua_pushfstring(S, "%s%s", sb->where, sb->timed_out ? "time limit exceeded" : "instruction budget exceeded");
-    lua_error(S);
-  }
-  if (now_seconds() > sb->deadline) {
-    sb->timed_out = true;
-    exhaust(S, sb);
-    lua_pushfstring(S, "%stime limit exceeded", sb->where);
-    lua_error(S);
-  }
+  if (!sb->exhausted && sb->budget > 0 && now_seconds() <= sb->deadline) return false;
+  if (!sb->exhausted && sb->budget > 0) sb->timed_out = true;
+  exhaust(S, sb);
+  return true;
+}
+
+/* Raises the limit error, prefixed by sb->where ("file:line: " or ""). */
+static int raise_limit(lua_State *S, sandbox *sb, const char *detail) {
+  lua_pushfstring(S, "%s%s%s", sb->where, sb->timed_out ? "time limit exceeded" : "instruction budget exceeded",
+                  detail ? detail : "");
+  return lua_error(S);
 }
 
 static void budget_hook(lua_State *S, lua_Debug *ar) {
   sandbox *sb = sandbox_of(S);
+  if (!over_limits(S, sb, sb->exhausted ? 1 : SANDBOX_HOOK_STEP)) return;
   /* Name the script line that was running: a budget error should point somewhere useful. */
   sb->where[0] = '\0';
   if (lua_getinfo(S, "Sl", ar) && ar->currentline > 0)
     snprintf(sb->where, sizeof sb->where, "%s:%d: ", ar->short_src, ar->currentline);
-  check_limits(S, sb, sb->exhausted ? 1 : SANDBOX_HOOK_STEP);
+  raise_limit(S, sb, NULL);
 }
 
 /* Library functions whose work in C is not bounded by the memory cap: the hook cannot interrupt them, so
@@ -179,15 +181,15 @@ static int charged_call(lua_State *S) {
   }
   double cost = call_cost(S, kind);
   sandbox *sb = sandbox_of(S);
-  luaL_where(S, 1);  /* the script line calling this function */
-  snprintf(sb->where, sizeof sb->where, "%s", lua_tostring(S, -1));
-  lua_pop(S, 1);
-  if (cost >= (double)sb->budget) {
-    exhaust(S, sb);
-    lua_pushfstring(S, "%sinstruction budget exceeded (a call costing about %f steps)", sb->where, cost);
-    return lua_error(S);
+  bool too_costly = cost >= (double)sb->budget;
+  if (too_costly ? (exhaust(S, sb), true) : over_limits(S, sb, (long long)cost)) {
+    luaL_where(S, 1);  /* the script line calling this function */
+    snprintf(sb->where, sizeof sb->where, "%s", lua_tostring(S, -1));
+    lua_pop(S, 1);
+    if (!too_costly) return raise_limit(S, sb, NULL);
+    lua_pushfstring(S, " (a call costing about %f steps)", cost);
+    return raise_limit(S, sb, lua_tostring(S, -1));
   }
-  check_limits(S, sb, (long long)cost);
   lua_pushvalue(S, lua_upvalueindex(1));
   lua_insert(S, 1);
   lua_call(S, n, LUA_MULTRET);
