@@ -65,6 +65,19 @@ unset XDG_STATE_HOME
 "$CORDON" session new --mode explore --workdir "$tmp/ws" >/dev/null
 expect "without XDG_STATE_HOME it is ~/.local/state/cordon" [ -f "$HOME/.local/state/cordon/sessions.db" ]
 
+# Concurrent expansions: every one lands, each on its own revision (a stale save is retried, never lost).
+out=$("$CORDON" session new --mode explore --workdir "$tmp/ws" --db "$db")
+cid=$(sed -n 's/^session \([0-9a-f]*\):.*/\1/p' <<<"$out")
+for i in 1 2 3 4 5 6; do
+  "$CORDON" session expand "$cid" --write "$tmp/par$i" --db "$db" >"$tmp/par$i.out" 2>&1 &
+done
+wait
+rev=$("$CORDON" session show "$cid" --json --db "$db" | json_get 'd["revision"]')
+expect "six concurrent applies raise the revision to 6" [ "$rev" = 6 ]
+expect "each concurrent apply reported success" [ "$(cat "$tmp"/par*.out | grep -c '^apply: ')" -eq 6 ]
+revs=$("$CORDON" session history "$cid" --json --db "$db" | json_get '[r["revision"] for r in d]')
+expect "history has every revision exactly once" [ "$revs" = "[0, 1, 2, 3, 4, 5, 6]" ]
+
 # Bad input: a clear message and exit 125.
 fails() {
   local name=$1 want=$2; shift 2

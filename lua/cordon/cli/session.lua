@@ -202,22 +202,33 @@ local function cmd_expand(opts, store, id)
   if #request.filesystem == 0 and not request.network then
     return cli.fail("session expand needs --read PATH, --write PATH or --network")
   end
-  local b, full = store:load(id)
-  if not b then return cli.fail(full) end
-  local x, xerr = b:expand(request)
-  if not x then return cli.fail(xerr) end
-  local outcome, reason = b:assess(x)
-  if not outcome then return cli.fail(reason) end
-  local before, after = b:revision(), b:revision()
-  if outcome == "apply" then
+  -- Load, assess, apply, save. Another writer may save first (the store then says "stale"): start again
+  -- from the newer revision, so the assessment is always made against what is actually stored.
+  local full, x, outcome, reason, before, after
+  for _ = 1, 20 do
+    local b, f = store:load(id)
+    if not b then return cli.fail(f) end
+    full = f
+    local xerr
+    x, xerr = b:expand(request)
+    if not x then return cli.fail(xerr) end
+    outcome, reason = b:assess(x)
+    if not outcome then return cli.fail(reason) end
+    before, after = b:revision(), b:revision()
+    if outcome ~= "apply" then break end
     local nb, o, r = b:apply(x)
     if not nb then return cli.fail(o) end
     outcome, reason = o, r
     if nb:revision() ~= before + 1 then return cli.fail("internal error: apply did not raise the revision by one") end
-    local ok, err = store:save(full, nb, reason)
-    if not ok then return cli.fail(err) end
-    after = nb:revision()
+    local ok, err, code = store:save(full, nb, reason)
+    if ok then
+      after = nb:revision()
+      break
+    end
+    if code ~= "stale" then return cli.fail(err) end
+    outcome = nil
   end
+  if not outcome then return cli.fail("session " .. full .. " kept changing under this expansion; try again") end
   if opts.json then
     io.stdout:write(json { id = full, outcome = outcome, reason = reason, revision = after, previous_revision = before,
       expansion = x:to_table() })
