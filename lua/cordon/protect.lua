@@ -46,13 +46,20 @@ M.in_home = {
 -- The writer's escaper, so a root with regex metacharacters ("/w/a+b (1)") matches only itself.
 local function regex_escape(s) return require("cordon.c.writer").regex_escape(s) end
 
+-- "/w" + ".envrc" -> "/w/.envrc"; "/" + ".envrc" -> "/.envrc" (kernel paths never hold "//").
+local function join(base, rel)
+  if base == "/" then return "/" .. rel end
+  return base .. "/" .. rel
+end
+M.join = join
+
 local function filter_for(base, e)
   if e[1] == "regex" then
-    local escaped, err, code = regex_escape(base)
+    local escaped, err, code = regex_escape(base == "/" and "" or base)
     if not escaped then return nil, err, code end
     return { "regex", "^" .. escaped .. e[2] }
   end
-  return { e[1], base .. "/" .. e[2] }
+  return { e[1], join(base, e[2]) }
 end
 
 -- How explain names an entry relative to its base: ".git/hooks/" for a subpath, the pattern for a regex.
@@ -106,7 +113,9 @@ end
 function M.final_rules(req, ops)
   local filters, seen, trees = {}, {}, {}
   local function add(kind, path)
-    if not path or seen[path] then return end
+    if not path then return end
+    path = path:gsub("//+", "/")  -- a path built on a HOME of "/" elsewhere; the kernel never sees "//"
+    if seen[path] then return end
     for _, root in ipairs(trees) do
       if path:sub(1, #root + 1) == root .. "/" then return end  -- already inside a denied subpath
     end
@@ -128,8 +137,8 @@ function M.final_rules(req, ops)
   if dir then add("subpath", mapped(dir)) end
   for _, path in ipairs(cfg.protect or {}) do add(path == cfg.dir and "subpath" or "literal", mapped(path)) end
   for _, f in ipairs(cfg.files or {}) do add("literal", mapped(f.path)) end
-  if req.workdir then add("literal", req.workdir .. "/.cordon.yaml") end
-  add("subpath", req.home .. "/.config/cordon")
+  if req.workdir then add("literal", join(req.workdir, ".cordon.yaml")) end
+  add("subpath", join(req.home, ".config/cordon"))
   if req.profiles_dir_policy then add("subpath", req.profiles_dir_policy) end
   return { deny(ops, filters, "cordon's own inputs (appended profiles, config, trust list, profile tree) stay read-only") }
 end

@@ -281,9 +281,12 @@ t.test("a workdir that is HOME still leaves the profile's secrets out of the wor
   t.ok(p.text:find('(require-not (subpath (param "DENIED_PATH_0")))', 1, true), "as a require-not in the grant")
 end)
 
-t.test("the current directory / is never granted implicitly", function()
+t.test("the current directory / is never granted implicitly; asked for, its protected paths are well formed", function()
   t.fails("invalid_request", assemble { cwd = "/", home = "/h", platform = "linux", environ = {}, profiles_dir = BASIC })
-  assert(assemble { workdir = "/", home = "/h", platform = "linux", environ = {}, profiles_dir = BASIC })
+  local p = assert(assemble { workdir = "/", home = "/", platform = "linux", environ = {}, profiles_dir = BASIC })
+  t.ok(not p.text:find('"//', 1, true), "no path starts with //")
+  t.ok(p.text:find('(subpath "/.git/hooks")', 1, true) and p.text:find('(literal "/.bashrc")', 1, true))
+  t.ok(p.text:find('#"^/\\.git/modules/', 1, true), "the submodule regex is anchored at /")
 end)
 
 t.test("git can commit in the workdir: .git is protected by its hooks and config, not as a whole", function()
