@@ -399,7 +399,10 @@ static long long opt_positive(lua_State *L, int t, const char *key, long long df
 
 /* A message for the caller from the error object on top of S: strings and numbers as they are. */
 static void push_error_text(lua_State *L, lua_State *S) {
-  if (lua_type(S, -1) == LUA_TSTRING || lua_type(S, -1) == LUA_TNUMBER) lua_pushstring(L, lua_tostring(S, -1));
+  /* A number is formatted on L's side: converting it in S would allocate outside protected mode. */
+  if (lua_type(S, -1) == LUA_TSTRING) lua_pushstring(L, lua_tostring(S, -1));
+  else if (lua_isinteger(S, -1)) lua_pushfstring(L, "%I", lua_tointeger(S, -1));
+  else if (lua_type(S, -1) == LUA_TNUMBER) lua_pushfstring(L, "%f", lua_tonumber(S, -1));
   else lua_pushfstring(L, "(error object is a %s value)", luaL_typename(S, -1));
 }
 
@@ -488,6 +491,7 @@ static int l_run(lua_State *L) {
   /* No collection (hence no finalizer, hence no script code) may run while the result is walked. */
   lua_gc(S, LUA_GCSTOP);
   copy_state c = {sb, NULL};
+  sb->copy_items = sb->copy_bytes = 0;  /* the globals copied in do not count against the result */
   int top = lua_gettop(L);
   if (!copy_value(L, S, -1, 0, &c)) {
     lua_settop(L, top);
