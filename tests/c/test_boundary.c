@@ -331,6 +331,55 @@ static void decode_is_strict_and_names_what_was_wrong(void **state) {
   decode_fails("{\"version\":1,\"kind\":\"managed\",\"revision\":0,\"profile\":" PROFILE_OK "} trailing", "line 1");
 }
 
+/* Mutated documents (fixed seed, so a failure reproduces) either fail cleanly or decode into something
+ * that encodes and decodes to itself. ASan runs this in CI. */
+static void decode_survives_mutated_documents(void **state) {
+  (void)state;
+  cordon_boundary *b = genesis("workspace-write");
+  cordon_buf base = CORDON_BUF_INIT;
+  assert_int_equal(cordon_boundary_encode(b, &base), CORDON_BOUNDARY_OK);
+  cordon_boundary_free(b);
+  static const char alphabet[] = "{}[]\":,0123456789abcdefnulltrue\\/ .-\n\xff";
+  uint32_t seed = 1234;
+  size_t decoded = 0;
+  char *doc = malloc(base.len + 8);
+  assert_non_null(doc);
+  for (int round = 0; round < 5000; round++) {
+    memcpy(doc, base.data, base.len);
+    size_t n = base.len;
+    for (int k = 0; k < 3; k++) {
+      seed = seed * 1103515245u + 12345u;
+      size_t pos = (seed >> 8) % n;
+      seed = seed * 1103515245u + 12345u;
+      char c = alphabet[(seed >> 8) % (sizeof alphabet - 1)];
+      if (k == 2 && n > 1) memmove(doc + pos, doc + pos + 1, n-- - pos - 1); /* and delete one byte */
+      else doc[pos] = c;
+    }
+    cordon_buf err = CORDON_BUF_INIT, a = CORDON_BUF_INIT, c2 = CORDON_BUF_INIT;
+    cordon_boundary *d = NULL;
+    if (cordon_boundary_decode(doc, n, &d, &err) == CORDON_BOUNDARY_OK) {
+      decoded++;
+      if (cordon_boundary_encode(d, &a) == CORDON_BOUNDARY_OK) {
+        cordon_boundary *again = NULL;
+        assert_int_equal(cordon_boundary_decode(a.data, a.len, &again, &err), CORDON_BOUNDARY_OK);
+        assert_int_equal(cordon_boundary_encode(again, &c2), CORDON_BOUNDARY_OK);
+        assert_string_equal(a.data, c2.data);
+        cordon_boundary_free(again);
+      }
+      cordon_boundary_free(d);
+    } else {
+      assert_null(d);
+      assert_true(err.len > 0); /* every failure says something */
+    }
+    cordon_buf_free(&err);
+    cordon_buf_free(&a);
+    cordon_buf_free(&c2);
+  }
+  assert_true(decoded > 0); /* some mutations (inside strings) still decode */
+  free(doc);
+  cordon_buf_free(&base);
+}
+
 static void decode_refuses_documents_over_the_size_cap(void **state) {
   (void)state;
   size_t n = CORDON_BOUNDARY_JSON_MAX + 1;
@@ -371,6 +420,7 @@ int main(void) {
       cmocka_unit_test(contains_sees_denies_and_protected_metadata),
       cmocka_unit_test(json_round_trips),
       cmocka_unit_test(decode_is_strict_and_names_what_was_wrong),
+      cmocka_unit_test(decode_survives_mutated_documents),
       cmocka_unit_test(decode_refuses_documents_over_the_size_cap),
       cmocka_unit_test(encode_refuses_paths_that_are_not_utf8),
   };
