@@ -125,4 +125,33 @@ t.test("from accepts a name, a table or a profile", function()
   t.fails("invalid_profile", profile.from(42))
 end)
 
+t.test("random tables give a profile or invalid_profile, never a crash (seed 99)", function()
+  math.randomseed(99)
+  local atoms = { "managed", "disabled", "external", "restricted", "unrestricted", "enabled", "read", "write",
+                  "deny", "exact", "subtree", ":root", ":tmpdir", "/a", "~/x", "rel", "/a/../b", 1, true, {} }
+  local keys = { "kind", "name", "filesystem", "network", "entries", "protected_metadata", "path", "special",
+                 "access", "match", "bogus", 1 }
+  local function rand(depth)
+    if depth > 3 or math.random(3) == 1 then return atoms[math.random(#atoms)] end
+    local tbl = {}
+    for _ = 1, math.random(0, 4) do tbl[keys[math.random(#keys)]] = rand(depth + 1) end
+    for i = 1, math.random(0, 2) do tbl[i] = rand(depth + 1) end
+    return tbl
+  end
+  local made = 0
+  for i = 1, 3000 do
+    local v = rand(0)
+    if type(v) ~= "table" then v = { kind = v } end
+    local ok, p, msg, code = pcall(profile.new, v)
+    t.ok(ok, "profile.new raised on a table (case " .. i .. "): " .. tostring(p))
+    if p then
+      made = made + 1
+      t.same(assert(profile.new(p:to_table())):to_table(), p:to_table(), "round trip (case " .. i .. ")")
+    else
+      t.eq(code, "invalid_profile", "code (case " .. i .. "): " .. tostring(msg))
+    end
+  end
+  t.ok(made > 0, "some random tables are valid profiles")
+end)
+
 return t.finish()
