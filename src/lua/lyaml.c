@@ -223,7 +223,11 @@ static bool parse_node(lua_State *L, yaml_load *y, lua_Integer depth) {
 /* Runs inside lua_pcall so that a Lua memory error cannot skip the libyaml cleanup in l_load. */
 static int load_protected(lua_State *L) {
   yaml_load *y = lua_touserdata(L, 1);
-  if (!next_event(y) || y->event.type != YAML_STREAM_START_EVENT) return 0;
+  if (!next_event(y)) return 0;
+  if (y->event.type != YAML_STREAM_START_EVENT) {
+    fail_at(y, y->event.start_mark, "malformed YAML stream");
+    return 0;
+  }
   if (!next_event(y)) return 0;
   if (y->event.type == YAML_STREAM_END_EVENT) {
     /* An empty file: one empty plain scalar, which a schema reads as null. */
