@@ -45,6 +45,10 @@ M.allow = {
   SSL_CERT_DIR = "custom CA directory, so TLS works behind a corporate proxy",
   NODE_EXTRA_CA_CERTS = "custom CA bundle for Node.js",
   REQUESTS_CA_BUNDLE = "custom CA bundle for Python requests",
+  CURL_CA_BUNDLE = "custom CA bundle for curl",
+  GIT_SSL_CAINFO = "custom CA bundle for git over HTTPS",
+  PIP_CERT = "custom CA bundle for pip",
+  NIX_SSL_CERT_FILE = "CA bundle location on Nix systems",
   __CF_USER_TEXT_ENCODING = "macOS text encoding default read by CoreFoundation",
 }
 
