@@ -120,7 +120,11 @@ function M.render(d)
   if d.command then
     p("  command: %s -> names %s (%s)%s", d.command.argv0, table.concat(d.command.names, ", "), d.command.how,
       d.command.matched and (" -> " .. d.command.matched) or " -> no agent/app profile")
-    if d.command.bundle then p("    app bundle: %s%s", d.command.bundle.path, d.command.bundle.id and (" (" .. d.command.bundle.id .. ")") or "") end
+    local b = d.command.bundle
+    if b then
+      p("    app bundle: %s%s%s", b.path, b.id and (" (" .. b.id .. ")") or "",
+        b.ignored and ("; selects nothing: " .. b.ignored) or "")
+    end
   end
   p("  fragments (%d):", #d.fragments)
   local w = 0

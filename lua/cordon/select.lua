@@ -88,6 +88,16 @@ local function enable_reason(source, name)
   return "enable: " .. name .. " (" .. source .. ")"
 end
 
+-- The writable root (workdir or --add-dirs) that holds `path`, if any.
+function M.writable_root_of(req, path)
+  local roots = {}
+  if req.host_workdir and req.profile_name ~= "read-only" then roots[1] = req.host_workdir end
+  for _, d in ipairs(req.add_dirs or {}) do roots[#roots + 1] = d.host or d.path end
+  for _, r in ipairs(roots) do
+    if path == r or path:sub(1, #r + 1) == (r == "/" and "/" or r .. "/") then return r end
+  end
+end
+
 local function for_platform(frag, platform) return frag.meta.platform == nil or frag.meta.platform == platform end
 
 -- Selects fragments of `tree` for the resolved request `req`. Returns
@@ -154,7 +164,11 @@ function M.resolve(tree, req)
     end
     command.binary = M.resolve_binary(req.command[1])
     command.bundle = M.app_bundle(command.binary)
-    if command.bundle then
+    -- A bundle inside a writable root could have been planted there: it selects nothing (invariant 2).
+    local writable_root = command.bundle and M.writable_root_of(req, command.bundle.path)
+    if writable_root then
+      command.bundle.ignored = "inside the writable root " .. writable_root
+    elseif command.bundle then
       for _, frag in ipairs(tree.list) do
         if frag.kind == "app" then
           for _, b in ipairs(frag.meta.app_bundle) do

@@ -139,6 +139,23 @@ t.test("an app is selected by the .app bundle that holds the resolved binary", f
   t.eq(s.command.bundle.name, "Visual Studio Code.app")
 end)
 
+t.test("an app bundle inside a writable root selects nothing", function()
+  local dir = os.tmpname()
+  os.remove(dir)
+  local bin = dir .. "/Visual Studio Code.app/Contents/MacOS"
+  assert(os.execute("mkdir -p '" .. bin .. "'"))
+  local f = assert(io.open(bin .. "/vscode-cli", "w"))
+  f:write("#!/bin/sh\n")
+  f:close()
+  assert(os.execute("chmod 755 '" .. bin .. "/vscode-cli'"))
+  local s = assert(sel { command = { bin .. "/vscode-cli" }, workdir = dir, platform = "linux" })
+  local planted = assert(sel { command = { bin .. "/vscode-cli" }, add_dirs = { dir }, platform = "linux" })
+  assert(os.execute("rm -rf '" .. dir .. "'"))
+  t.eq(reasons(s)["65-apps/vscode-app.sb"], nil, "not selected from inside the workdir")
+  t.ok(s.command.bundle.ignored:find("writable root", 1, true), s.command.bundle.ignored)
+  t.eq(reasons(planted)["65-apps/vscode-app.sb"], nil, "not selected from inside an --add-dirs")
+end)
+
 t.test("selection is deterministic", function()
   local a = assert(sel { enable = { "ssh", "docker" }, command = { "claude" } })
   local b = assert(sel { enable = { "ssh", "docker" }, command = { "claude" } })
