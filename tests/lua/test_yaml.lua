@@ -129,6 +129,29 @@ t.test("invalid UTF-8 is refused with its position", function()
   t.ok(msg:find("f.yaml:2:4:", 1, true), msg)
 end)
 
+t.test("mutated documents give a node or a config_error, never a crash", function()
+  local seed = "enable: [docker, ssh]\nadd-dirs:\n  - ~/src\n  - 'a b'\nprofile: \"x\"\nk: {a: [1, {b: c}]}\n"
+  local alphabet = "[]{}:,-?&*!|>'\"#%@` \n\t\0\xff\xc3"
+  math.randomseed(20260302)
+  for _ = 1, 3000 do
+    local bytes = { seed:byte(1, -1) }
+    for _ = 1, math.random(1, 6) do
+      local i = math.random(1, #bytes)
+      local r = math.random(1, 3)
+      local c = alphabet:byte(math.random(1, #alphabet))
+      if r == 1 then bytes[i] = c elseif r == 2 then table.insert(bytes, i, c) else table.remove(bytes, i) end
+    end
+    local text = string.char(table.unpack(bytes))
+    local n, msg, code = yaml.load(text, "m.yaml")
+    if n == nil then
+      t.eq(code, "config_error")
+      t.ok(msg:find("^config_error: m%.yaml:%d+:%d+: "), msg)
+    else
+      t.ok(n.kind == "map" or n.kind == "seq" or n.kind == "scalar", "a node")
+    end
+  end
+end)
+
 t.test("a wrong argument type is misuse and raises", function()
   t.ok(not pcall(yaml.load, {}, "f"))
   t.ok(not pcall(yaml.load, "a: 1", "f", { max_depth = 0 }))
