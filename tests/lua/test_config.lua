@@ -278,6 +278,26 @@ t.test("protect lists the config dir, the user config, the trust list and the wo
   t.ok(set[cfgdir] and set[ucfg] and set[cfgdir .. "/trusted-workdirs"] and set[wcfg])
 end)
 
+t.test("mutated config files give values or a config_error, never a Lua error", function()
+  local seed = "enable: [docker, ssh]\nadd-dirs:\n  - ~/src\n  - 'a b'\nprofile: read-only\nenv-pass: A_*\n"
+    .. "append-profile: [x.sb]\nadd-dirs-ro: ~\n"
+  local alphabet = "[]{}:,-?!|>'\"#~ \n\ta_*/."
+  math.randomseed(4242)
+  for _ = 1, 3000 do
+    local bytes = { seed:byte(1, -1) }
+    for _ = 1, math.random(1, 5) do
+      local i = math.random(1, #bytes)
+      local r = math.random(1, 3)
+      local c = alphabet:byte(math.random(1, #alphabet))
+      if r == 1 then bytes[i] = c elseif r == 2 then table.insert(bytes, i, c) else table.remove(bytes, i) end
+    end
+    local text = string.char(table.unpack(bytes))
+    local ok, v, msg = pcall(config.parse, text, { file = "m.yaml", kind = "workdir", home = "/h", base = "/w" })
+    t.ok(ok, "no Lua error for " .. string.format("%q", text) .. ": " .. tostring(v))
+    if v == nil then t.ok(msg:find("^config_error: m%.yaml:%d+:%d+: "), msg) end
+  end
+end)
+
 t.test("no workdir means only the user config is considered", function()
   reset()
   local r = assert(load { workdir = "" })
