@@ -83,6 +83,12 @@ out=$("$CORDON" explain --profiles-dir "$basic" --platform linux --workdir "$tmp
 expect "--env passes the whole environment" has "$out" "environment: the whole environment (--env)"
 if "$CORDON" lua <(printf 'os.exit(type(require("cordon.c.linux").describe) == "function" and 0 or 1)'); then
   expect "a linux target shows the Linux plan" has "$out" "linux plan:"
+  json=$("$CORDON" explain --profiles-dir "$basic" --platform linux --workdir "$tmp/w" --json)
+  expect "--json carries the Linux plan as data" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert "filesystem" in d["linux"]["plan"] and d["linux"]["text"], d.get("linux")
+' "$json"
 fi
 
 "$CORDON" explain --workdir $'/x\ny' >/dev/null 2>&1
