@@ -24,7 +24,8 @@ void cordon_lua_pushprofile(lua_State *L, cordon_profile *p);
 
 /* Builds a profile from the table at `idx`. On bad data returns NULL with a message naming the field
  * ("filesystem.entries[2].access: expected read|write|deny, got \"rw\"") in `err`; *code gets
- * "invalid_profile", "unknown_profile" or "nomem". Never raises. Caller frees the result. */
+ * "invalid_profile" or "nomem". Raises only on a Lua memory error (the profile is not leaked then).
+ * Reads fields raw: no metamethod of the table runs. Caller frees the result. */
 cordon_profile *cordon_lua_profile_from_table(lua_State *L, int idx, cordon_buf *err, const char **code);
 
 /* Pushes the table form of `p`. */

@@ -10,6 +10,12 @@ typedef struct {
   const char *code;
 } conv;
 
+/* t[key] without metamethods: a table's __index must not run in the middle of a conversion. */
+static int rawfield(lua_State *L, int idx, const char *key) {
+  lua_pushstring(L, key);
+  return lua_rawget(L, idx);
+}
+
 static bool bad(conv *c, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static bool bad(conv *c, const char *code, const char *fmt, ...) {
   va_list ap;
@@ -48,7 +54,7 @@ static bool only_keys(conv *c, int idx, const char *where, const char *const *al
 static bool enum_field(conv *c, int idx, const char *key, const char *where, int (*parse)(const char *),
                        const char *choices, int dflt, int *out) {
   lua_State *L = c->L;
-  int t = lua_getfield(L, idx, key);
+  int t = rawfield(L, idx, key);
   if (t == LUA_TNIL) {
     lua_pop(L, 1);
     if (dflt < 0) return bad(c, "invalid_profile", "%s%s: missing (expected %s)", where, key, choices);
@@ -96,8 +102,8 @@ static bool entry(conv *c, cordon_profile *p, int idx, lua_Integer i) {
   if (!enum_field(c, idx, "access", where, cordon_access_parse, "read|write|deny", -1, &access)) return false;
   if (!enum_field(c, idx, "match", where, cordon_entry_match_parse, "exact|subtree", CORDON_ENTRY_SUBTREE, &match))
     return false;
-  int tp = lua_getfield(L, idx, "path");
-  int ts = lua_getfield(L, idx, "special");
+  int tp = rawfield(L, idx, "path");
+  int ts = rawfield(L, idx, "special");
   bool ok = true;
   if ((tp == LUA_TNIL) == (ts == LUA_TNIL)) {
     ok = bad(c, "invalid_profile", "%s: give exactly one of path and special", w);
@@ -133,7 +139,7 @@ static bool filesystem(conv *c, cordon_profile *p, int idx) {
     return false;
   cordon_profile_set_fs_kind(p, (cordon_fs_kind)kind);
   bool ok = true;
-  int t = lua_getfield(L, idx, "entries");
+  int t = rawfield(L, idx, "entries");
   int e = lua_gettop(L);
   if (t != LUA_TNIL && (t != LUA_TTABLE || !is_list(L, e)))
     ok = bad(c, "invalid_profile", "filesystem.entries: expected a list of entries");
@@ -146,7 +152,7 @@ static bool filesystem(conv *c, cordon_profile *p, int idx) {
   }
   lua_pop(L, 1);
   if (!ok) return false;
-  t = lua_getfield(L, idx, "protected_metadata");
+  t = rawfield(L, idx, "protected_metadata");
   int m = lua_gettop(L);
   if (t != LUA_TNIL) {
     if (t != LUA_TTABLE || !is_list(L, m)) ok = bad(c, "invalid_profile", "filesystem.protected_metadata: expected a list of names");
@@ -166,8 +172,25 @@ static bool filesystem(conv *c, cordon_profile *p, int idx) {
   return ok;
 }
 
-cordon_profile *cordon_lua_profile_from_table(lua_State *L, int idx, cordon_buf *err, const char **code) {
-  idx = lua_absindex(L, idx);
+#define PROFILE_GUARD "cordon.ProfileGuard"
+
+static int guard_gc(lua_State *L) {
+  cordon_profile **g = luaL_checkudata(L, 1, PROFILE_GUARD);
+  cordon_profile_free(*g);
+  *g = NULL;
+  return 0;
+}
+
+/* Frees whatever the guard on the stack top holds. */
+static void guard_gc_now(lua_State *L) {
+  cordon_profile **g = lua_touserdata(L, -1);
+  cordon_profile_free(*g);
+  *g = NULL;
+}
+
+/* The conversion proper; the profile under construction sits in a guard userdata (on the stack top
+ * when this runs) so that a Lua error half-way (out of memory) frees it instead of leaking it. */
+static cordon_profile *from_table(lua_State *L, int idx, cordon_profile **guard, cordon_buf *err, const char **code) {
   conv c = {L, err, "invalid_profile"};
   *code = "invalid_profile";
   if (!lua_istable(L, idx)) {
@@ -184,22 +207,22 @@ cordon_profile *cordon_lua_profile_from_table(lua_State *L, int idx, cordon_buf 
     *code = c.code;
     return NULL;
   }
-  cordon_profile *p = cordon_profile_new((cordon_profile_kind)kind);
+  cordon_profile *p = *guard = cordon_profile_new((cordon_profile_kind)kind);
   if (!p) {
     *code = "nomem";
     cordon_buf_puts(err, "out of memory");
     return NULL;
   }
   bool ok = true;
-  int t = lua_getfield(L, idx, "name");
+  int t = rawfield(L, idx, "name");
   if (t == LUA_TSTRING) {
     if (cordon_profile_set_name(p, lua_tostring(L, -1)) != CORDON_PROFILE_OK) ok = bad(&c, "nomem", "out of memory");
   } else if (t != LUA_TNIL) {
     ok = bad(&c, "invalid_profile", "name: expected a string");
   }
   lua_pop(L, 1);
-  bool has_fs = lua_getfield(L, idx, "filesystem") != LUA_TNIL;
-  bool has_net = lua_getfield(L, idx, "network") != LUA_TNIL;
+  bool has_fs = rawfield(L, idx, "filesystem") != LUA_TNIL;
+  bool has_net = rawfield(L, idx, "network") != LUA_TNIL;
   lua_pop(L, 2);
   if (ok && kind != CORDON_PROFILE_MANAGED && (has_fs || has_net))
     ok = bad(&c, "invalid_profile", "%s: only a managed profile has filesystem or network settings", has_fs ? "filesystem" : "network");
@@ -207,18 +230,34 @@ cordon_profile *cordon_lua_profile_from_table(lua_State *L, int idx, cordon_buf 
     int net;
     ok = enum_field(&c, idx, "network", "", cordon_network_parse, "restricted|enabled", CORDON_NETWORK_RESTRICTED, &net);
     if (ok) cordon_profile_set_network(p, (cordon_network)net);
-    t = lua_getfield(L, idx, "filesystem");
+    t = rawfield(L, idx, "filesystem");
     if (ok && t != LUA_TNIL && t != LUA_TTABLE) ok = bad(&c, "invalid_profile", "filesystem: expected a table");
     else if (ok && t == LUA_TTABLE) ok = filesystem(&c, p, lua_gettop(L));
     lua_pop(L, 1);
   }
   if (!ok) {
     *code = c.code;
-    cordon_profile_free(p);
-    return NULL;
+    return NULL;  /* the guard frees it */
   }
   return p;
 }
+
+cordon_profile *cordon_lua_profile_from_table(lua_State *L, int idx, cordon_buf *err, const char **code) {
+  idx = lua_absindex(L, idx);
+  cordon_profile **guard = lua_newuserdatauv(L, sizeof *guard, 0);
+  *guard = NULL;
+  if (luaL_newmetatable(L, PROFILE_GUARD)) {
+    lua_pushcfunction(L, guard_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  cordon_profile *p = from_table(L, idx, guard, err, code);
+  if (p) *guard = NULL;  /* handed to the caller */
+  else guard_gc_now(L);
+  lua_pop(L, 1);
+  return p;
+}
+
 
 void cordon_lua_push_profile_table(lua_State *L, const cordon_profile *p) {
   lua_newtable(L);
