@@ -139,5 +139,27 @@ run policy --platform darwin --no-config
 expect_not_in "$out" "granted-by-config" "--no-config reads no configuration"
 rm -f "$cfg/config.yaml"
 
+# 12. A Lua profile named by a trusted workdir config runs restricted: its rules are appended, and a
+#     script that reaches for os.execute stops cordon (exit 125) without running anything.
+cat >"$wd/tools.lua" <<'EOF'
+return { allow { "file-read*", subpath "/opt/lua-profile-tools", comment = "from a Lua profile" } }
+EOF
+printf 'append-profile: [tools.lua]\n' >"$wd/.cordon.yaml"
+run policy --platform darwin --trust-workdir-config
+expect_status 0 "a Lua profile from a trusted workdir config"
+expect_in "$out" '(allow file-read* (subpath "/opt/lua-profile-tools"))' "the Lua profile's rule is appended"
+run policy --platform darwin
+expect_not_in "$out" "lua-profile-tools" "an untrusted config's Lua profile is not run"
+cat >"$wd/evil.lua" <<EOF
+os.execute("touch $root/pwned")
+return {}
+EOF
+printf 'append-profile: [evil.lua]\n' >"$wd/.cordon.yaml"
+run policy --platform darwin --trust-workdir-config
+expect_status 125 "a Lua profile calling os.execute"
+expect_in "$err" "evil.lua:1:" "the error names the script and line"
+[ ! -e "$root/pwned" ] && ok || bad "a Lua profile script ran a command"
+rm -f "$wd/.cordon.yaml" "$wd/tools.lua" "$wd/evil.lua"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
