@@ -125,6 +125,13 @@ t.test("from accepts a name, a table or a profile", function()
   t.fails("invalid_profile", profile.from(42))
 end)
 
+t.test("new reads tables raw: no metamethod runs", function()
+  local trap = setmetatable({}, { __index = function() error("metamethod ran") end })
+  local p = assert(profile.new(trap))
+  t.eq(p:kind(), "managed")
+  t.same(p:to_table().filesystem.entries, {})
+end)
+
 t.test("random tables give a profile or invalid_profile, never a crash (seed 99)", function()
   math.randomseed(99)
   local atoms = { "managed", "disabled", "external", "restricted", "unrestricted", "enabled", "read", "write",
