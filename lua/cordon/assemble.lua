@@ -131,13 +131,14 @@ local function ensure_newline(s)
 end
 
 -- An appended profile: SBPL text as is, or a restricted Lua profile script compiled to IR and written.
-local function appended_text(path)
+local function appended_text(path, req)
   if path:sub(-4) == ".lua" then
     local ok, luaprofile = pcall(require, "cordon.luaprofile")
     if not ok or type(luaprofile) ~= "table" or type(luaprofile.load) ~= "function" then
       return nil, "invalid_request: this build cannot run Lua profile scripts (" .. path .. ")", "invalid_request"
     end
-    local rules, err, code = luaprofile.load(path)
+    -- The script sees the policy's own view: HOME and workdir as the target platform names them.
+    local rules, err, code = luaprofile.load(path, { home = req.home, workdir = req.workdir, platform = req.platform })
     if not rules then return nil, err, code end
     return write_rules(rules)
   end
@@ -273,7 +274,7 @@ function M.assemble(opts)
   section("cordon: protected paths", "metadata and persistence files stay read-only", text)
 
   for _, a in ipairs(req.append_profile) do
-    text, err, code = appended_text(a.host)
+    text, err, code = appended_text(a.host, req)
     if not text then return nil, err, code end
     section(a.path, "--append-profile (" .. a.source .. ")", text)
   end

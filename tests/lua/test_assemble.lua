@@ -154,6 +154,21 @@ t.test("appended profiles come last but before the final denies, which protect t
   t.fails("invalid_request", asm { append_profile = { tmp .. "/missing.sb" } })
 end)
 
+t.test("an appended Lua profile script runs restricted and its rules are written in place", function()
+  if not pcall(require, "cordon.luaprofile") then return end
+  local script = tmp .. "/tools.lua"
+  write(script, 'return { allow { "file-read*", subpath(cordon.home .. "/opt/tools"), comment = "tools" },\n'
+    .. '  deny { "file-write*", literal(cordon.workdir .. "/Makefile") } }\n')
+  local p = assert(asm { append_profile = { script }, platform = "linux" })
+  local m = markers(p.text)
+  t.eq(m[#m - 1], script, "the script's section comes last before the final denies")
+  local section = p.text:match(";; Source: " .. script:gsub("%p", "%%%0") .. "\n(.-);; Source: cordon: final denies")
+  t.ok(section:find('(allow file-read* (subpath "/h/opt/tools"))', 1, true), section)
+  t.ok(section:find('(deny file-write* (literal "/w/Makefile"))', 1, true), section)
+  write(script, 'os.execute("true") return {}')
+  t.ok(select(2, asm { append_profile = { script }, platform = "linux" }), "a script cannot run commands")
+end)
+
 t.test("a malformed appended profile is an error with its own file:line", function()
   local bad = tmp .. "/bad.sb"
   write(bad, ";; fine\n(allow file-read* (literal \"/x\"))\n(allow file-read*\n")
