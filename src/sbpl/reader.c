@@ -113,6 +113,7 @@ static void skip_block_comment(reader *r) {
 }
 
 static cordon_datum *read_datum(reader *r);
+static void enter(reader *r, size_t at);
 
 /* Skips whitespace and comments (including #; datum comments). */
 static void skip_atmosphere(reader *r) {
@@ -131,7 +132,9 @@ static void skip_atmosphere(reader *r) {
     } else if (c == '#' && r->i + 1 < r->n && r->s[r->i + 1] == ';') {
       size_t at = r->i;
       r->i += 2;
+      enter(r, at); /* "#;#;#;…" recurses like nesting does */
       if (read_datum(r) == EOF_MARK) fail_at(r, at, CORDON_SBPL_SYNTAX, "'#;' comments out nothing");
+      r->depth--;
     } else {
       return;
     }

@@ -215,6 +215,8 @@ static void deep_nesting_stops_at_the_limit(void **state) {
   expect_error(text, 2 * n, CORDON_SBPL_LIMIT, 1, CORDON_SBPL_NEST_LIMIT + 1, "nesting deeper");
   memset(text, '\'', n);
   expect_error(text, n, CORDON_SBPL_LIMIT, 1, CORDON_SBPL_NEST_LIMIT + 1, "nesting deeper");
+  for (size_t i = 0; i + 1 < n; i += 2) text[i] = '#', text[i + 1] = ';';
+  expect_error(text, n, CORDON_SBPL_LIMIT, 1, 2 * CORDON_SBPL_NEST_LIMIT + 1, "nesting deeper");
   free(text);
   char ok[2 * 200 + 1];
   memset(ok, '(', 200);
