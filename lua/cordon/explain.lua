@@ -49,6 +49,7 @@ function M.from_policy(policy)
     workdir = policy.workdir,
     workdir_source = policy.workdir_source,
     workdir_exists = policy.request.workdir_exists,
+    home = policy.request.home,
     git_pointer = policy.git_pointer,
     config_files = config_files(policy.config or {}),
     config_unavailable = (policy.config or {}).unavailable or nil,
@@ -100,6 +101,9 @@ function M.render(d)
     p("  workdir: %s (source: %s)%s", d.workdir, d.workdir_source, d.workdir_exists == false and " [does not exist here]" or "")
   else
     p("  workdir: none (source: %s)", d.workdir_source)
+  end
+  if d.workdir and d.workdir == d.home and d.profile ~= "read-only" then
+    p("    note: the workdir is your home directory, so all of it is writable except the protected paths below")
   end
   local gp = d.git_pointer
   if gp then
