@@ -69,6 +69,8 @@ typedef struct {
   bool ok;               /* false once an allocation failed */
   cordon_region *regions;/* per rule, built lazily for the relation checks */
   bool *computed;
+  const char **canon;    /* canonical operation names of all rules, rule after rule */
+  size_t *canon_at;      /* where each rule's names start in `canon` */
 } linter;
 
 static void finding(linter *l, cordon_diag_severity sev, const char *code, cordon_loc loc, const char *fmt,
@@ -251,13 +253,16 @@ static cordon_region *region(linter *l, size_t i) {
   return rg;
 }
 
-static const char *canon(const cordon_rule *r, size_t k) { return cordon_sbpl_op_canonical(r->ops[k]); }
+/* The canonical name of operation k of rule r (NULL when unknown), looked up once per policy: the
+ * relation checks compare every pair of rules. */
+#define canon(r, k) (l->canon[l->canon_at[(size_t)((r) - l->p->rules)] + (k)])
 
-static bool rule_names(const cordon_rule *r, const char *op) {
+static bool names_op(const linter *l, const cordon_rule *r, const char *op) {
   for (size_t k = 0; k < r->nops; k++)
     if (canon(r, k) == op) return true; /* canonical names are the table's own pointers */
   return false;
 }
+#define rule_names(r, op) names_op(l, (r), (op))
 
 /* A rule never decides when, for each of its operations, a later rule on the same operation covers
  * all its targets (filtered by filtered, unfiltered by unfiltered). */
@@ -292,6 +297,14 @@ static void check_shadowed(linter *l) {
   }
 }
 
+/* A cheap necessary condition for one operation to lie in the other's family: family names are
+ * their members' stem plus '*' (file-read* holds file-read-data). cordon_sbpl_op_within decides. */
+static bool may_nest(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (lb && b[lb - 1] == '*' && !strncmp(a, b, lb - 1)) return true;
+  return la && a[la - 1] == '*' && !strncmp(a, b, la - 1);
+}
+
 /* A deny meant to beat an allow must name the same operation: a rule on a more specific operation is
  * consulted first (so a coarser deny loses), and a finer deny leaves the allow's other operations
  * open. */
@@ -312,6 +325,7 @@ static void check_deny_ops(linter *l) {
         for (size_t m = 0; m < a->nops && !reported; m++) {
           const char *oa = canon(a, m);
           if (!oa || oa == od || rule_names(d, oa)) continue;
+          if (!may_nest(oa, od)) continue;
           bool coarser = cordon_sbpl_op_within(oa, od), finer = cordon_sbpl_op_within(od, oa);
           if (!coarser && !finer) continue;
           cordon_region *ra = region(l, j);
@@ -380,18 +394,30 @@ static bool run(cordon_policy *p, cordon_lint_report *out, const char *text, siz
     check_version_count(&l);
   }
   for (size_t i = 0; i < p->nrules; i++) check_rule(&l, &p->rules[i]);
+  size_t nops = 0;
+  for (size_t i = 0; i < p->nrules; i++) nops += p->rules[i].nops;
   l.regions = calloc(p->nrules ? p->nrules : 1, sizeof *l.regions);
   l.computed = calloc(p->nrules ? p->nrules : 1, sizeof *l.computed);
-  if (!l.regions || !l.computed) {
+  l.canon = calloc(nops ? nops : 1, sizeof *l.canon);
+  l.canon_at = calloc(p->nrules ? p->nrules : 1, sizeof *l.canon_at);
+  if (!l.regions || !l.computed || !l.canon || !l.canon_at) {
     free(l.regions);
     free(l.computed);
+    free(l.canon);
+    free(l.canon_at);
     return false;
+  }
+  for (size_t i = 0, at = 0; i < p->nrules; i++) {
+    l.canon_at[i] = at;
+    for (size_t k = 0; k < p->rules[i].nops; k++) l.canon[at++] = cordon_sbpl_op_canonical(p->rules[i].ops[k]);
   }
   check_shadowed(&l);
   check_deny_ops(&l);
   for (size_t i = 0; i < p->nrules; i++) cordon_region_free(&l.regions[i]);
   free(l.regions);
   free(l.computed);
+  free(l.canon);
+  free(l.canon_at);
   if (out->n > first) qsort(out->items + first, out->n - first, sizeof *out->items, by_location);
   return l.ok;
 }
