@@ -324,7 +324,8 @@ static void check_deny_ops(linter *l) {
         if (a->action != CORDON_ALLOW) continue;
         for (size_t m = 0; m < a->nops && !reported; m++) {
           const char *oa = canon(a, m);
-          if (!oa || oa == od || rule_names(d, oa)) continue;
+          /* (allow default) is a posture, not a grant a deny means to beat */
+          if (!oa || oa == od || rule_names(d, oa) || !strcmp(oa, "default")) continue;
           if (!may_nest(oa, od)) continue;
           bool coarser = cordon_sbpl_op_within(oa, od), finer = cordon_sbpl_op_within(od, oa);
           if (!coarser && !finer) continue;

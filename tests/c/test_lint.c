@@ -158,6 +158,8 @@ static void a_finer_deny_inside_the_allow_is_reported(void **state) {
 static void a_deny_on_unrelated_targets_is_not_a_mismatch(void **state) {
   (void)state;
   cordon_policy *p = fresh();
+  rule(p, CORDON_ALLOW, "default"); /* a posture, not a grant to beat */
+  path_rule(p, CORDON_DENY, "file-write*", "subpath", "/etc");
   path_rule(p, CORDON_ALLOW, "file-read-data", "subpath", "/usr");
   path_rule(p, CORDON_DENY, "file-read*", "subpath", "/Users/u/.ssh");
   assert_int_equal(count(p, "deny-op-mismatch", NULL), 0);
