@@ -138,13 +138,24 @@ end
 -- The key "top \1 name" sorts that way with plain string comparison ("\1" is below every character
 -- of a file name, so "30-toolchains/…" comes before "30-toolchains.sb"), which is much cheaper than a
 -- Lua comparator.
+-- Lua compares strings with strcoll: byte order only in the C locale. A host that has called
+-- setlocale() gets its locale's collation, so then the bytes are compared one by one (slower, same order).
+local function bytes_less(a, b)
+  for i = 1, math.min(#a, #b) do
+    local x, y = a:byte(i), b:byte(i)
+    if x ~= y then return x < y end
+  end
+  return #a < #b
+end
+M.bytes_less = bytes_less
+
 local function order(list)
   local keys, by = {}, {}
   for i, f in ipairs(list) do
     local k = f.top .. "\1" .. f.name
     keys[i], by[k] = k, f
   end
-  table.sort(keys)
+  if ("B" < "a") and ("a-b" < "a.a") then table.sort(keys) else table.sort(keys, bytes_less) end
   for i, k in ipairs(keys) do list[i] = by[k] end
 end
 
@@ -163,10 +174,17 @@ local function read_dir(dir)
       local est = sys.stat(full)
       if est and est.type == "directory" then
         for _, inner in ipairs(sys.listdir(full) or {}) do
-          if inner:sub(1, 1) ~= "." and inner:sub(-3) == ".sb" then
-            local text, rerr, rcode = sys.readfile(full .. "/" .. inner, 4 << 20)
-            if not text then return nil, rerr, rcode end
-            out[entry .. "/" .. inner] = text
+          if inner:sub(1, 1) ~= "." then
+            local ist = sys.stat(full .. "/" .. inner)
+            if ist and ist.type == "directory" then
+              return nil, "profile_error: stage directories are flat; " .. full .. "/" .. inner .. " is a directory",
+                "profile_error"
+            end
+            if ist and ist.type == "file" and inner:sub(-3) == ".sb" then
+              local text, rerr, rcode = sys.readfile(full .. "/" .. inner, 4 << 20)
+              if not text then return nil, rerr, rcode end
+              out[entry .. "/" .. inner] = text
+            end
           end
         end
       elseif est and est.type == "file" and entry:sub(-3) == ".sb" then

@@ -48,6 +48,28 @@ t.test("a stage directory sorts before a stage file that shares its name", funct
   t.same(names(tree), { "00-base.sb", "30-toolchains/node.sb", "30-toolchains-x.sb", "30-toolchains.sb" })
 end)
 
+t.test("the order is byte order even when the host has set a collating locale", function()
+  local texts = { ["00-base.sb"] = "", ["10-system-runtime.sb"] = "", ["10-system-runtime-linux.sb"] = "",
+                  ["30-b/Z.sb"] = "", ["30-b/a.sb"] = "", ["30-b.sb"] = "" }
+  local want = { "00-base.sb", "10-system-runtime-linux.sb", "10-system-runtime.sb", "30-b/Z.sb", "30-b/a.sb", "30-b.sb" }
+  t.same(names(assert(fragments.from_texts(texts, "t/", "t"))), want)
+  -- The fallback comparison agrees with C order (this machine may have no other locale to try).
+  local keys = { "b", "B", "a-b", "a.a", "a", "", "ab", "a\1z", "\200", "Z" }
+  local by_c, by_bytes = { table.unpack(keys) }, { table.unpack(keys) }
+  table.sort(by_c)
+  table.sort(by_bytes, fragments.bytes_less)
+  t.same(by_bytes, by_c)
+  for _, loc in ipairs { "en_US.UTF-8", "en_US.utf8", "de_DE.UTF-8" } do
+    if os.setlocale(loc, "collate") then
+      local ok, got = pcall(fragments.from_texts, texts, "t/", "t")
+      os.setlocale("C", "collate")
+      t.ok(ok, got)
+      t.same(names(got), want, "order under " .. loc)
+      break
+    end
+  end
+end)
+
 t.test("files that are not fragments are ignored", function()
   local tree = assert(tree_of { ["README.md"] = "# docs", ["30-toolchains/notes.txt"] = "x" })
   t.same(names(tree), { "00-base.sb" })
@@ -149,6 +171,20 @@ end)
 
 t.test("a fragment name with a control character is refused, so it cannot break out of its Source line", function()
   expect_error({ ["30-t/x\n(allow default).sb"] = "" }, "control characters")
+end)
+
+t.test("a directory inside a stage directory is refused rather than silently skipped", function()
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert(os.execute("mkdir -p '" .. dir .. "/30-t/sub'"))
+  local f = assert(io.open(dir .. "/00-base.sb", "w"))
+  f:write("(version 1)\n")
+  f:close()
+  local tree, err, code = fragments.load { profiles_dir = dir }
+  assert(os.execute("rm -rf '" .. dir .. "'"))
+  t.eq(tree, nil)
+  t.eq(code, "profile_error")
+  t.ok(err:find("30-t/sub is a directory", 1, true), err)
 end)
 
 t.test("a missing profiles directory is a not_found failure", function()
