@@ -40,6 +40,16 @@ expect "then the first fragment" grep -qx ';; Source: 00-base.sb' <<<"$out"
 expect "every line is a comment, blank, or SBPL" bash -c '! grep -v -e "^;;" -e "^$" -e "^[( ]" <<<"$1" | grep -q .' _ "$out"
 expect "the final denies are the last section" bash -c '[ "$(grep "^;; Source:" <<<"$1" | tail -1)" = ";; Source: cordon: final denies" ]' _ "$out"
 
+# The saved output is a usable policy: its -D header lines are the parameters it needs.
+pol --platform darwin -- claude >"$tmp/saved.sb"
+mapfile -t defs < <(sed -n 's/^;; -D/-D/p' "$tmp/saved.sb")
+dflags=()
+for d in "${defs[@]}"; do dflags+=(-D "${d#-D}"); done
+"$CORDON" check --policy "$tmp/saved.sb" "${dflags[@]}" file-write-data /w/.git/hooks/pre-commit >/dev/null
+expect "the saved policy, with its -D header, denies writing a git hook" [ $? -eq 1 ]
+"$CORDON" check --policy "$tmp/saved.sb" "${dflags[@]}" file-write-data /w/src/main.c >/dev/null
+expect "and allows writing inside the workdir" [ $? -eq 0 ]
+
 a=$(pol --platform darwin -- claude); b=$(pol --platform darwin -- claude)
 expect "the same inputs give byte-identical output" [ "$a" = "$b" ]
 
