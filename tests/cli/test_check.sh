@@ -100,6 +100,22 @@ with open(sys.argv[1], "w") as f:
 n=$("$cordon" check "${P[@]}" --batch "$tmp/many.txt" | grep -c .)
 if [ "$n" = 400000 ]; then ok; else bad "a large batch answers every line ($n of 400000)"; fi
 
+# --line-buffered: a co-process gets each answer before it sends the next query.
+coproc CHECK { "$cordon" check "${P[@]}" --batch - --line-buffered; }
+check_pid=$CHECK_PID
+check_in=${CHECK[1]}
+echo "file-read-data /usr/x" >&"${CHECK[1]}"
+answer=""
+IFS= read -r -t 10 answer <&"${CHECK[0]}"
+echo "file-write-data /etc/x" >&"${CHECK[1]}"
+second=""
+IFS= read -r -t 10 second <&"${CHECK[0]}"
+exec {check_in}>&-
+wait "$check_pid" 2>/dev/null
+if [[ "$answer" == allow$'\t'file-read-data* && "$second" == deny$'\t'* ]]; then ok
+else bad "--line-buffered answers each line as it arrives: '$answer' '$second'"; fi
+expect "a /tmp or /etc path gets the macOS real-path hint" 0 "ask about /private/etc/hosts" -- "${P[@]}" file-read-data /etc/hosts
+
 # The assembled policy: decide what `cordon run` would apply.
 work="$tmp/work"
 mkdir -p "$work/.git/hooks"

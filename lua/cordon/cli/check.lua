@@ -19,6 +19,7 @@ M.spec = common.spec_with {
     help = "a (param \"KEY\") value for --policy" },
   { "import-dir", value = true, list = true, metavar = "DIR", help = "search DIR for (import …) of --policy" },
   { "batch", value = true, metavar = "FILE", help = "read 'OPERATION TARGET' lines from FILE ('-': stdin)" },
+  { "line-buffered", help = "with --batch: answer and flush each line as it arrives (for a co-process)" },
   { "fact", value = true, list = true, metavar = "NAME=VALUE",
     help = "a fact the path cannot tell: vnode-type=DIRECTORY, extension=CLASS, xattr=NAME, …" },
   { "vnode-type", value = true, metavar = "TYPE", help = "same as --fact vnode-type=TYPE (REGULAR-FILE, DIRECTORY, …)" },
@@ -152,7 +153,7 @@ local function one_line(text)
   return (table.concat(out):gsub("%s+", " "):gsub("%( ", "("):gsub(" %)", ")"))
 end
 
-local function render_text(action, rule, d, describe)
+local function render_text(action, rule, d, describe, target)
   local out = { action }
   if d.by == "rule" then
     local from = describe(rule.source)
@@ -177,6 +178,12 @@ local function render_text(action, rule, d, describe)
   end
   if d.nassumed > #d.assumed then
     out[#out + 1] = "  note: " .. (d.nassumed - #d.assumed) .. " more rules depend on facts the query did not give"
+  end
+  local link = target:match("^/(tmp)/") or target:match("^/(var)/") or target:match("^/(etc)/")
+    or target:match("^/(tmp)$") or target:match("^/(var)$") or target:match("^/(etc)$")
+  if link and d.operation:match("^file") then
+    out[#out + 1] = "  note: on macOS /" .. link .. " is a symlink and the kernel checks the real path; ask about /private"
+      .. target .. " for what Seatbelt will decide"
   end
   return table.concat(out, "\n") .. "\n"
 end
@@ -203,7 +210,15 @@ local function batch(p, opts)
     if not f then return cli.fail("cannot read " .. tostring(err)) end
   end
   local errors, rest, how = 0, "", { json = opts.json }
-  while true do
+  while opts["line-buffered"] do -- one answer per line as soon as it is read: a caller can converse
+    local line = f:read("L")
+    if not line then break end
+    local out, _, e = p:decide_batch(line, how)
+    io.stdout:write(out)
+    io.stdout:flush()
+    errors = errors + e
+  end
+  while not opts["line-buffered"] do
     local block = f:read(BLOCK)
     local text = rest .. (block or "")
     local cut = block and text:match(".*()\n") or #text + 1
@@ -245,7 +260,7 @@ function M.run(argv, first)
   local action, rule, d = p:decide(pos[1], pos[2], facts)
   if not action then return cli.fail(rule) end
   io.stdout:write(opts.json and render_json(action, rule, d, pos[1], pos[2], describe)
-                  or render_text(action, rule, d, describe))
+                  or render_text(action, rule, d, describe, pos[2]))
   return action == "allow" and 0 or 1
 end
 
