@@ -47,25 +47,20 @@ else
   USERS=$(id -un)
 fi
 
-# Environment handed to cordon: a clean one, plus what sanitized builds need.
-run_env() {
-  local home=$1
-  shift
-  env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" LANG=C \
-    ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
-    ${CORDON_LUA_PATH:+CORDON_LUA_PATH=$CORDON_LUA_PATH} "$@"
-}
-
-# as USER DIR HOME CMD…: runs CMD as USER in DIR with HOME.
-as() {
+# as_exec USER DIR HOME CMD…: replaces the (sub)shell with CMD run as USER in DIR with HOME and a clean
+# environment (plus what sanitized builds need). `as_exec … &` leaves $! naming CMD's own process.
+as_exec() {
   local user=$1 dir=$2 home=$3
   shift 3
-  if [ "$user" = "$(id -un)" ]; then
-    (cd "$dir" && run_env "$home" "$@")
-  else
-    (cd "$dir" && run_env "$home" setpriv --reuid="$user" --regid="$(id -g "$user")" --clear-groups "$@")
-  fi
+  local drop=()
+  [ "$user" = "$(id -un)" ] || drop=(setpriv --reuid="$user" --regid="$(id -g "$user")" --clear-groups)
+  cd "$dir" || exit 125
+  exec env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" LANG=C \
+    ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
+    ${CORDON_LUA_PATH:+CORDON_LUA_PATH=$CORDON_LUA_PATH} "${drop[@]}" "$@"
 }
+# as USER DIR HOME CMD…: the same in a subshell, returning CMD's status.
+as() { (as_exec "$@"); }
 
 # new_case USER: fresh $H (home) and $W (workdir, a git repository) owned by USER; also $O, a directory
 # outside both that the sandbox must not write.

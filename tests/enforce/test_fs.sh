@@ -51,11 +51,10 @@ for u in $USERS; do
   mkdir -p "$W/.git/hooks"
   denied "replace .git/hooks by renaming" "$W/.git/hooks" sh -c 'mv .git/hooks .git/hooks-old'
   denied "write outside through /proc/self/root" "$O/file" sh -c "echo evil >/proc/self/root'$O/file'"
-  as "$u" "$O" "$H" sleep 30 &
-  BG_PIDS="$BG_PIDS $!"
-  sleep 0.3
-  outside_pid=$(pgrep -n -u "$u" -x sleep || true)
+  as_exec "$u" "$O" "$H" sleep 30 &
+  outside_pid=$!
   BG_PIDS="$BG_PIDS $outside_pid"
+  sleep 0.3
   if [ -n "$outside_pid" ]; then
     denied "reach a file through /proc/<pid>/cwd of a process outside" "$O/file" sh -c "echo evil >/proc/$outside_pid/cwd/file"
     denied "read /proc/<pid>/cwd of a process outside" "$O/file" ls "/proc/$outside_pid/cwd/"

@@ -6,11 +6,10 @@
 
 for u in $USERS; do
   new_case "$u"
-  as "$u" "$O" "$H" sleep 60 &
-  BG_PIDS="$BG_PIDS $!"
-  sleep 0.3
-  victim=$(pgrep -n -u "$u" -x sleep || true)
+  as_exec "$u" "$O" "$H" sleep 60 &
+  victim=$!
   BG_PIDS="$BG_PIDS $victim"
+  sleep 0.3
   if [ -z "$victim" ]; then
     bad "$u: could not start a process outside"
     continue

@@ -184,6 +184,6 @@ bool lx_walk(lx_compiler *cc) {
     ok = cordon_lx_plan_note(cc->plan, "policy", "%zu director%s granted only by a literal rule (e.g. %s, listing an "
                              "ancestor) not made listable: Landlock rights on a directory cover its whole subtree",
                              cc->dir_literals, cc->dir_literals == 1 ? "y" : "ies", cc->dir_literal_example);
-  if (ok) qsort(cc->plan->mounts, cc->plan->nmounts, sizeof *cc->plan->mounts, mount_cmp);
+  if (ok && cc->plan->nmounts > 1) qsort(cc->plan->mounts, cc->plan->nmounts, sizeof *cc->plan->mounts, mount_cmp);
   return ok;
 }
