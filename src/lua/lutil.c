@@ -1,21 +1,19 @@
 /* src/lua/lutil.c — helpers shared by every binding. */
 #include "lua/lutil.h"
 
-#include "core/buf.h"
-
 #include <stdarg.h>
+#include <stdio.h>
 
 int cordon_lua_fail(lua_State *L, const char *code, const char *fmt, ...) {
-  cordon_buf msg = CORDON_BUF_INIT;
-  cordon_buf_printf(&msg, "%s: ", code);
+  /* A stack buffer, not the heap: lua_pushstring may raise on out-of-memory and nothing would free it. */
+  char msg[8192];
+  int n = snprintf(msg, sizeof msg, "%s: ", code);
   va_list ap;
   va_start(ap, fmt);
-  cordon_buf_vprintf(&msg, fmt, ap);
+  if (n > 0 && (size_t)n < sizeof msg) vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
   va_end(ap);
   lua_pushnil(L);
-  const char *s = cordon_buf_str(&msg);
-  lua_pushstring(L, s ? s : code);
-  cordon_buf_free(&msg);
+  lua_pushstring(L, msg);
   lua_pushstring(L, code);
   return 3;
 }
