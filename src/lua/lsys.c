@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdlib.h>
@@ -136,12 +137,20 @@ static int l_listdir(lua_State *L) {
   return 1;
 }
 
-/* readfile(path [, maxbytes]) -> text. A file larger than maxbytes (default 16 MiB) is refused. */
+/* readfile(path [, maxbytes [, nofollow]]) -> text. A file larger than maxbytes (default 16 MiB) is
+ * refused. With nofollow, a symlink in the last component is refused at open time (O_NOFOLLOW), which
+ * closes the gap between checking a config file and reading it. */
 static int l_readfile(lua_State *L) {
   const char *p = luaL_checkstring(L, 1);
   lua_Integer max = luaL_optinteger(L, 2, 16 << 20);
-  FILE *f = fopen(p, "rb");
-  if (!f) return fail_errno(L, "open", p);
+  int flags = O_RDONLY | O_CLOEXEC | (lua_toboolean(L, 3) ? O_NOFOLLOW : 0);
+  int fd = open(p, flags);
+  if (fd < 0) return fail_errno(L, "open", p);
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    close(fd);
+    return fail_errno(L, "open", p);
+  }
   luaL_Buffer b;
   luaL_buffinit(L, &b);
   lua_Integer total = 0;
