@@ -89,6 +89,7 @@ refuse "an unknown option is refused" "unknown option --bogus" --bogus
 refuse "a stray argument is refused" "a command goes after --" claude
 refuse "a missing appended profile is refused" "not found" --append-profile "$tmp/none.sb"
 refuse "a bad --network value is refused" "network must be enabled or restricted" --network sometimes
+refuse "an unwritable --output is an error" "cannot write" --output "$tmp/no/such/dir/p.sb"
 
 mkdir -p "$tmp/bad"
 printf '(version 1)\n;; $$require=55-x/none.sb$$\n' > "$tmp/bad/00-base.sb"
