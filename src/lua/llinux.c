@@ -6,8 +6,8 @@
  *       ctx: match context table; opts: { params = { {name, value}, … }, best_effort, private_tmp }
  *   describe(assembled, opts)                 -> { text = "…", plan = <table> }  (cordon explain)
  *       assembled: cordon.assemble's result ({ text, params, profile, context })
- *   exec(plan, argv, env, cwd)                -> only returns on failure (nil, msg, code), or with the
- *       command's exit status when a supervisor waited for it
+ *   exec(plan, argv, env, cwd)                -> becomes the command; returns only on failure:
+ *       nil, "code: msg", code (backend_not_available, sandbox_setup_failed, command_not_found, …)
  *   plan:describe() -> { lines… }   plan:to_table()   plan:json()   tostring(plan) */
 #include "backend/linux/linux.h"
 #include "lua/lpolicy.h"
@@ -334,14 +334,8 @@ static int l_exec(lua_State *L) {
   if (!argv[0]) return luaL_error(L, "argv must not be empty");
   const char **env = lua_isnoneornil(L, 3) ? NULL : strv(L, 3, true);
   const char *cwd = luaL_optstring(L, 4, NULL);
-  int ws = 0;
   cordon_buf msg = CORDON_BUF_INIT;
-  cordon_lx_status st = cordon_lx_run(u->plan, argv, env, cwd, &ws, &msg);
-  if (st == CORDON_LX_OK) {
-    cordon_buf_free(&msg);
-    lua_pushinteger(L, cordon_lx_exit_code(ws));
-    return 1;
-  }
+  cordon_lx_status st = cordon_lx_run(u->plan, argv, env, cwd, &msg);
   lua_pushstring(L, msg.data ? msg.data : "");
   cordon_buf_free(&msg);
   return cordon_lua_fail(L, cordon_lx_status_name(st), "%s", lua_tostring(L, -1));

@@ -96,3 +96,11 @@ state() {
   elif [ -e "$1" ]; then echo "file $(cksum <"$1")"
   else echo absent; fi
 }
+
+# eventually_absent PATH: true once PATH is gone (placeholders are removed by a detached cleaner after
+# the command's mount namespace has emptied), waiting up to 5 s.
+eventually_absent() {
+  local i
+  for i in $(seq 50); do [ -e "$1" ] || return 0; sleep 0.1; done
+  return 1
+}

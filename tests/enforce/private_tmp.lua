@@ -11,7 +11,6 @@ if not plan then
   io.stderr:write("cordon: ", err, "\n")
   return 125
 end
-local status, xerr, code = linux.exec(plan, argv, { PATH = "/usr/bin:/bin", HOME = ctx.home }, workdir)
-if status then return status end
+local _, xerr, code = linux.exec(plan, argv, { PATH = "/usr/bin:/bin", HOME = ctx.home }, workdir)
 io.stderr:write("cordon: ", xerr, "\n")
 return code == "command_not_found" and 127 or code == "command_not_executable" and 126 or 125

@@ -110,10 +110,8 @@ static cordon_sandbox_status transform(const cordon_backend *self, const cordon_
 
 static int exec(const cordon_backend *self, const cordon_exec_request *req, cordon_buf *msg) {
   (void)self;
-  int ws = 0;
   cordon_lx_status st = cordon_lx_run(req->plan, (const char *const *)req->argv, (const char *const *)req->env,
-                                      req->cwd, &ws, msg);
-  if (st == CORDON_LX_OK) return cordon_lx_exit_code(ws);  /* a supervisor waited for the command */
+                                      req->cwd, msg);
   cordon_buf tmp = CORDON_BUF_INIT;
   cordon_buf_printf(&tmp, "%s: %s", cordon_lx_status_name(st), msg->data ? msg->data : "");
   cordon_buf_reset(msg);

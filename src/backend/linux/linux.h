@@ -67,14 +67,9 @@ cordon_lx_status cordon_lx_compile_text(const char *text, const cordon_params *p
 /* --- runtime (runtime.c) -------------------------------------------------------------------------- */
 /* Applies `plan` and execs argv (argv[0] without '/' is searched in env's PATH after the sandbox is in
  * place) with `env` (NULL-terminated "NAME=value"; NULL = empty) in `cwd`. Works as root and as an
- * unprivileged user. Does not return on success when no supervisor is needed; when the plan has
- * placeholders a supervising parent stays to remove them and returns CORDON_LX_OK with the command's
- * wait status in *wstatus. Any failure before execve returns a status with `msg` set, and the command
- * has not run. */
+ * unprivileged user. Does not return on success: cordon becomes the command, so its exit status and
+ * signals reach the caller unchanged. Any failure before execve returns a status with `msg` set, and
+ * the command has not run. */
 cordon_lx_status cordon_lx_run(const cordon_lx_plan *plan, const char *const *argv, const char *const *env,
-                               const char *cwd, int *wstatus, cordon_buf *msg);
-
-/* The exit status a shell would report for a wait status (128 + signal for a signal death), after
- * re-raising the signal on ourselves when the child died of one. */
-int cordon_lx_exit_code(int wstatus);
+                               const char *cwd, cordon_buf *msg);
 #endif

@@ -2,7 +2,6 @@
 #include "backend/linux/mounts.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -80,41 +79,4 @@ cordon_lx_status cordon_lx_mounts_apply(const cordon_lx_plan *plan, cordon_buf *
     if (st != CORDON_LX_OK) return st;
   }
   return CORDON_LX_OK;
-}
-
-cordon_lx_status cordon_lx_placeholders_create(const cordon_lx_plan *plan, bool *created, cordon_buf *msg) {
-  for (size_t i = 0; i < plan->nmounts; i++) {
-    const cordon_mount *m = &plan->mounts[i];
-    created[i] = false;
-    if (!m->placeholder) continue;
-    int rc;
-    if (m->is_dir) {
-      rc = mkdir(m->path, 0700);
-    } else {
-      int fd = open(m->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-      rc = fd < 0 ? -1 : close(fd);
-    }
-    if (rc == 0) {
-      created[i] = true;
-    } else if (errno != EEXIST) {
-      cordon_buf_printf(msg, "cannot create the placeholder %s (for %s): %s", m->path, m->source, strerror(errno));
-      cordon_lx_placeholders_remove(plan, created);
-      return CORDON_LX_SETUP_FAILED;
-    }
-  }
-  return CORDON_LX_OK;
-}
-
-void cordon_lx_placeholders_remove(const cordon_lx_plan *plan, const bool *created) {
-  for (size_t i = plan->nmounts; i-- > 0;) {
-    const cordon_mount *m = &plan->mounts[i];
-    if (!created[i]) continue;
-    /* Only an empty placeholder goes: if the host wrote into it meanwhile, that content is the user's. */
-    if (m->is_dir) {
-      (void)rmdir(m->path);
-    } else {
-      struct stat st;
-      if (lstat(m->path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) (void)unlink(m->path);
-    }
-  }
 }

@@ -9,9 +9,4 @@
 
 cordon_lx_status cordon_lx_mounts_apply(const cordon_lx_plan *plan, cordon_buf *msg);
 
-/* Placeholders: creates the missing paths the plan masks (as the caller, before any namespace), and
- * removes them again afterwards when they are still empty. `created` (plan->nmounts entries) records
- * which ones this call made. */
-cordon_lx_status cordon_lx_placeholders_create(const cordon_lx_plan *plan, bool *created, cordon_buf *msg);
-void cordon_lx_placeholders_remove(const cordon_lx_plan *plan, const bool *created);
 #endif

@@ -5,22 +5,22 @@
  * mounts private and apply the masks; chdir; a new session when there is no terminal to keep; drop every
  * capability and the bounding set; no_new_privs; seccomp; Landlock last (a Landlock-restricted thread may
  * not mount); execve. Any step failing stops before execve: the command never runs half-sandboxed.
- * No fork unless the plan needs placeholders created and removed around the command. */
+ * No supervisor: cordon becomes the command. Placeholders, when the plan has any, are removed by a
+ * detached cleaner (placeholder.h). */
 #include "backend/linux/landlock.h"
 #include "backend/linux/mounts.h"
+#include "backend/linux/placeholder.h"
 #include "backend/linux/seccomp.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 static bool write_file(const char *path, const char *text, cordon_buf *msg) {
@@ -128,10 +128,12 @@ static cordon_lx_status exec_command(const char *const *argv, const char *const 
 }
 
 static cordon_lx_status sandbox_and_exec(const cordon_lx_plan *plan, int abi, const char *const *argv,
-                                         const char *const *env, const char *cwd, cordon_buf *msg) {
+                                         const char *const *env, const char *cwd, int notify_fd, cordon_buf *msg) {
   cordon_lx_status st;
   if (plan->nmounts > 0) {
-    if ((st = enter_namespaces(msg)) != CORDON_LX_OK) return st;
+    st = enter_namespaces(msg);
+    cordon_lx_placeholders_notify(notify_fd);
+    if (st != CORDON_LX_OK) return st;
     if ((st = cordon_lx_mounts_apply(plan, msg)) != CORDON_LX_OK) return st;
   }
   if (cwd && chdir(cwd) != 0) {
@@ -152,29 +154,8 @@ static cordon_lx_status sandbox_and_exec(const cordon_lx_plan *plan, int abi, co
   return exec_command(argv, env, msg);
 }
 
-static volatile sig_atomic_t child_pid;
-
-static void forward(int sig) {
-  if (child_pid > 0) kill((pid_t)child_pid, sig);
-}
-
-int cordon_lx_exit_code(int wstatus) {
-  if (WIFEXITED(wstatus)) return WEXITSTATUS(wstatus);
-  if (WIFSIGNALED(wstatus)) {
-    int sig = WTERMSIG(wstatus);
-    signal(sig, SIG_DFL);
-    raise(sig);  /* die the same way, so our parent sees the signal */
-    return 128 + sig;
-  }
-  return 125;
-}
-
-static int code_for(cordon_lx_status st) {
-  return st == CORDON_LX_NOT_FOUND ? 127 : st == CORDON_LX_NOT_EXECUTABLE ? 126 : 125;
-}
-
 cordon_lx_status cordon_lx_run(const cordon_lx_plan *plan, const char *const *argv, const char *const *env,
-                               const char *cwd, int *wstatus, cordon_buf *msg) {
+                               const char *cwd, cordon_buf *msg) {
   if (!argv || !argv[0] || !argv[0][0]) {
     cordon_buf_puts(msg, "no command to run");
     return CORDON_LX_INVALID;
@@ -191,48 +172,7 @@ cordon_lx_status cordon_lx_run(const cordon_lx_plan *plan, const char *const *ar
   }
   bool need_placeholders = false;
   for (size_t i = 0; i < plan->nmounts; i++) need_placeholders = need_placeholders || plan->mounts[i].placeholder;
-  if (!need_placeholders) return sandbox_and_exec(plan, pr.abi, argv, env, cwd, msg);
-
-  bool *created = calloc(plan->nmounts, sizeof *created);
-  if (!created) return CORDON_LX_NOMEM;
-  if ((st = cordon_lx_placeholders_create(plan, created, msg)) != CORDON_LX_OK) {
-    free(created);
-    return st;
-  }
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid < 0) {
-    cordon_buf_printf(msg, "fork: %s", strerror(errno));
-    cordon_lx_placeholders_remove(plan, created);
-    free(created);
-    return CORDON_LX_SETUP_FAILED;
-  }
-  if (pid == 0) {
-    cordon_buf cmsg = CORDON_BUF_INIT;
-    st = sandbox_and_exec(plan, pr.abi, argv, env, cwd, &cmsg);
-    const char *m = cordon_buf_str(&cmsg);
-    dprintf(STDERR_FILENO, "cordon: %s: %s\n", cordon_lx_status_name(st), m ? m : "");
-    _exit(code_for(st));
-  }
-  /* The supervisor: terminal signals reach the child directly (same process group), so ignore them
-   * here; forward the ones aimed at us alone. */
-  child_pid = pid;
-  struct sigaction fw = {0}, ign = {0}, old[4];
-  fw.sa_handler = forward;
-  ign.sa_handler = SIG_IGN;
-  sigaction(SIGTERM, &fw, &old[0]);
-  sigaction(SIGHUP, &fw, &old[1]);
-  sigaction(SIGINT, &ign, &old[2]);
-  sigaction(SIGQUIT, &ign, &old[3]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-  sigaction(SIGTERM, &old[0], NULL);
-  sigaction(SIGHUP, &old[1], NULL);
-  sigaction(SIGINT, &old[2], NULL);
-  sigaction(SIGQUIT, &old[3], NULL);
-  child_pid = 0;
-  cordon_lx_placeholders_remove(plan, created);
-  free(created);
-  if (wstatus) *wstatus = status;
-  return CORDON_LX_OK;
+  int notify_fd = -1;
+  if (need_placeholders && (st = cordon_lx_placeholders_start(plan, &notify_fd, msg)) != CORDON_LX_OK) return st;
+  return sandbox_and_exec(plan, pr.abi, argv, env, cwd, notify_fd, msg);
 }

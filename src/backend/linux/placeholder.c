@@ -1,0 +1,159 @@
+/* src/backend/linux/placeholder.c — placeholders for missing protected paths, and their cleaner (see
+ * placeholder.h for why the cleaner waits for the namespace, not just the command). */
+#include "backend/linux/placeholder.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+static void nap(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+}
+
+/* True while some process still lives in the mount namespace with inode `ino`. */
+static bool namespace_alive(ino_t ino) {
+  DIR *d = opendir("/proc");
+  if (!d) return false;
+  bool alive = false;
+  char path[300];
+  for (struct dirent *e; !alive && (e = readdir(d));) {
+    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+    snprintf(path, sizeof path, "/proc/%s/ns/mnt", e->d_name);
+    struct stat st;
+    alive = stat(path, &st) == 0 && st.st_ino == ino;
+  }
+  closedir(d);
+  return alive;
+}
+
+static void wait_for_exit(pid_t pid) {
+  int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+  if (pfd >= 0) {
+    struct pollfd p = {pfd, POLLIN, 0};
+    while (poll(&p, 1, -1) < 0 && errno == EINTR) {}
+    close(pfd);
+    return;
+  }
+  while (kill(pid, 0) == 0 || errno == EPERM) nap(50);  /* kernels before 5.3 */
+}
+
+static void remove_if_unused(const cordon_mount *m, int fd) {
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) return;  /* another run still relies on it */
+  if (m->is_dir) {
+    (void)rmdir(m->path);
+  } else {
+    struct stat st;
+    if (lstat(m->path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) (void)unlink(m->path);
+  }
+}
+
+static _Noreturn void cleaner(const cordon_lx_plan *plan, const bool *created, const int *fds, pid_t pid, int rfd) {
+  int null = open("/dev/null", O_RDWR);
+  if (null >= 0) {  /* hold no caller's pipe or terminal open */
+    dup2(null, 0), dup2(null, 1), dup2(null, 2);
+    if (null > 2) close(null);
+  }
+  uint64_t ino = 0;
+  if (read(rfd, &ino, sizeof ino) != (ssize_t)sizeof ino) ino = 0;  /* EOF: no namespace was made */
+  close(rfd);
+  wait_for_exit(pid);
+  while (ino && namespace_alive((ino_t)ino)) nap(100);
+  for (size_t i = plan->nmounts; i-- > 0;)
+    if (created[i]) remove_if_unused(&plan->mounts[i], fds[i]);
+  _exit(0);
+}
+
+static int open_lock(const cordon_mount *m) {
+  int fd = open(m->path, (m->is_dir ? O_DIRECTORY : 0) | O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0 && flock(fd, LOCK_SH) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+cordon_lx_status cordon_lx_placeholders_start(const cordon_lx_plan *plan, int *notify_fd, cordon_buf *msg) {
+  *notify_fd = -1;
+  bool *created = calloc(plan->nmounts, sizeof *created);
+  int *fds = malloc(plan->nmounts * sizeof *fds);
+  if (!created || !fds) {
+    free(created), free(fds);
+    return CORDON_LX_NOMEM;
+  }
+  cordon_lx_status st = CORDON_LX_OK;
+  size_t i = 0;
+  for (; i < plan->nmounts; i++) {
+    const cordon_mount *m = &plan->mounts[i];
+    fds[i] = -1;
+    if (!m->placeholder) continue;
+    int rc = m->is_dir ? mkdir(m->path, 0700) : -1;
+    if (!m->is_dir) {
+      int fd = open(m->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+      rc = fd < 0 ? -1 : close(fd);
+    }
+    if (rc == 0) created[i] = true;
+    if ((rc != 0 && errno != EEXIST) || (fds[i] = open_lock(m)) < 0) {
+      cordon_buf_printf(msg, "cannot create the placeholder %s (for %s): %s", m->path, m->source, strerror(errno));
+      st = CORDON_LX_SETUP_FAILED;
+      i++;
+      break;
+    }
+  }
+  int pipefd[2] = {-1, -1};
+  if (st == CORDON_LX_OK && pipe2(pipefd, O_CLOEXEC) != 0) {
+    cordon_buf_printf(msg, "pipe: %s", strerror(errno));
+    st = CORDON_LX_SETUP_FAILED;
+  }
+  pid_t self = getpid(), pid = -1;
+  fflush(NULL);
+  if (st == CORDON_LX_OK && (pid = fork()) < 0) {
+    cordon_buf_printf(msg, "fork: %s", strerror(errno));
+    st = CORDON_LX_SETUP_FAILED;
+  }
+  if (pid == 0) {  /* detach: the cleaner is nobody's child but init's, and outlives us */
+    close(pipefd[1]);
+    setsid();
+    if (fork() != 0) _exit(0);
+    cleaner(plan, created, fds, self, pipefd[0]);
+  }
+  if (pid > 0) {
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+    close(pipefd[0]);
+    *notify_fd = pipefd[1];
+  } else {
+    if (pipefd[0] >= 0) close(pipefd[0]), close(pipefd[1]);
+    for (size_t k = 0; k < i; k++)  /* nothing started: undo what this call made */
+      if (created[k]) plan->mounts[k].is_dir ? (void)rmdir(plan->mounts[k].path) : (void)unlink(plan->mounts[k].path);
+  }
+  /* our copies of the locks go; the cleaner's copies of the same open files keep them held */
+  for (size_t k = 0; k < i; k++)
+    if (fds[k] >= 0) close(fds[k]);
+  free(created);
+  free(fds);
+  return st;
+}
+
+void cordon_lx_placeholders_notify(int notify_fd) {
+  if (notify_fd < 0) return;
+  struct stat st;
+  uint64_t ino = stat("/proc/self/ns/mnt", &st) == 0 ? (uint64_t)st.st_ino : 0;
+  if (write(notify_fd, &ino, sizeof ino) != (ssize_t)sizeof ino) {}  /* the cleaner then waits for us only */
+  close(notify_fd);
+}
