@@ -43,9 +43,12 @@ static const char *take_proto(const char *s, char *proto, size_t cap) {
 }
 
 bool cordon_target_parse(const char *op, const char *text, cordon_target *t, char *err, size_t errcap) {
-  memset(t, 0, sizeof *t);
+  /* fields one by one: this runs for every query, and `storage` matters only to network targets */
   t->text = text;
   t->len = strlen(text);
+  t->local = false;
+  t->proto[0] = '\0';
+  t->host = t->port = NULL;
   if (!is_network_op(op)) {
     t->kind = text[0] == '/' ? CORDON_TARGET_PATH : CORDON_TARGET_NAME;
     return true;
