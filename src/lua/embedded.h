@@ -7,6 +7,8 @@ typedef struct {
   const char *name;  /* Lua: module name ("cordon.legacy"); profiles: relative path ("30-toolchains/node.sb") */
   const char *data;  /* NUL-terminated */
   size_t len;
+  const char *bytecode;  /* Lua only: the same script precompiled by the build's liblua; NULL for profiles */
+  size_t bytecode_len;
 } cordon_embedded_file;
 
 /* Both end with an entry whose name is NULL; both are sorted by name (strcmp). */

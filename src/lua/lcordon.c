@@ -51,6 +51,11 @@ static int load_module(lua_State *L, const char *name) {
     return 0;
   }
   lua_pushfstring(L, "@lua/%s.lua", name);
+  /* Precompiled bytecode first (no parse at start-up); the source text when a host's Lua 5.4 cannot
+   * read this build's bytecode. Bytecode is only ever taken from the binary itself. */
+  if (f->bytecode && luaL_loadbufferx(L, f->bytecode, f->bytecode_len, lua_tostring(L, -1), "b") == LUA_OK)
+    return 1;
+  if (f->bytecode) lua_pop(L, 1);
   if (luaL_loadbufferx(L, f->data, f->len, lua_tostring(L, -1), "t") != LUA_OK) return 0;
   return 1;
 }
