@@ -17,7 +17,7 @@ typedef struct {
 
 typedef enum {
   CORDON_F_PATH = 0,  /* literal/path, subpath, prefix/path-prefix, regex/path-regex: see `match` */
-  CORDON_F_ALL,       /* require-all: every child matches; also the implicit group of a rule's filters */
+  CORDON_F_ALL,       /* require-all: every child matches */
   CORDON_F_ANY,       /* require-any */
   CORDON_F_NOT,       /* require-not: exactly one child */
   CORDON_F_VNODE_TYPE,/* (vnode-type REGULAR-FILE …): args are the type names */
@@ -64,7 +64,8 @@ typedef struct {
   cordon_action action;
   size_t nops;
   char **ops;            /* canonical operation names, aliases expanded ("process-exec" -> "process-exec*") */
-  cordon_filter *filter; /* NULL: unfiltered. Several filters in one rule are wrapped in one CORDON_F_ALL */
+  cordon_filter *filter; /* NULL: unfiltered. Several filters side by side in SBPL text mean any-of, so the
+                            evaluator wraps them in one CORDON_F_ANY; the writer always emits explicit groups */
   size_t nmods;
   cordon_modifier *mods;
   cordon_loc loc;
