@@ -436,6 +436,7 @@ cordon_datum *cordon_sbpl_read_all(cordon_arena *a, cordon_symtab *syms, const c
    * what a C string of the text shows equal to what is evaluated. */
   const char *nul = src->len ? memchr(src->text, 0, src->len) : NULL;
   if (nul) fail_at(&r, (size_t)(nul - src->text), CORDON_SBPL_SYNTAX, "NUL byte in input");
+  if (src->len >= 3 && memcmp(src->text, "\xef\xbb\xbf", 3) == 0) r.i = r.line_start = 3; /* a UTF-8 byte order mark */
   r.quote = need(&r, cordon_symtab_intern(syms, "quote", 5));
   r.quasiquote = need(&r, cordon_symtab_intern(syms, "quasiquote", 10));
   r.unquote = need(&r, cordon_symtab_intern(syms, "unquote", 7));

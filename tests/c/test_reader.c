@@ -156,6 +156,15 @@ static void dotted_pairs_read(void **state) {
   done(&r);
 }
 
+static void a_byte_order_mark_is_skipped(void **state) {
+  (void)state;
+  rd r;
+  cordon_datum *l = read_text(&r, "\xef\xbb\xbf(version 1)");
+  assert_int_equal(cordon_datum_list_length(l), 1);
+  assert_int_equal(nth(l, 0)->span.col, 1);
+  done(&r);
+}
+
 static void the_empty_input_reads_as_no_forms(void **state) {
   (void)state;
   rd r;
@@ -255,6 +264,7 @@ int main(void) {
     cmocka_unit_test(quote_forms_expand_to_lists),
     cmocka_unit_test(dotted_pairs_read),
     cmocka_unit_test(the_empty_input_reads_as_no_forms),
+    cmocka_unit_test(a_byte_order_mark_is_skipped),
     cmocka_unit_test(malformed_text_gives_located_errors),
     cmocka_unit_test(nul_bytes_and_invalid_utf8_are_refused),
     cmocka_unit_test(deep_nesting_stops_at_the_limit),
