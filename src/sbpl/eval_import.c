@@ -4,10 +4,12 @@
 #include "sbpl/reader.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* --- sources and import ------------------------------------------------------------------------- */
 
@@ -87,17 +89,23 @@ cordon_datum *ev_import(ev *e, const char *name, cordon_datum *call) {
     if (!strcmp(e->imports[i], rp)) ev_fail(e, call, CORDON_SBPL_IMPORT, "import \"%s\": import cycle (%s is already being imported)", name, rp);
   if (e->nimports >= EVAL_MAX_IMPORTS) ev_fail(e, call, CORDON_SBPL_LIMIT, "import \"%s\": imports nested deeper than %d", name, EVAL_MAX_IMPORTS);
 
-  FILE *fp = fopen(rp, "rb");
-  if (!fp) ev_fail(e, call, CORDON_SBPL_IMPORT, "import \"%s\": %s", name, strerror(errno));
+  /* O_NONBLOCK: a file swapped for a FIFO after the stat above must not hang the parse. */
+  int fd = open(rp, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) ev_fail(e, call, CORDON_SBPL_IMPORT, "import \"%s\": %s", name, strerror(errno));
   struct stat st;
-  if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > e->opt.size_limit) {
-    fclose(fp);
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > e->opt.size_limit) {
+    close(fd);
     ev_fail(e, call, CORDON_SBPL_LIMIT, "import \"%s\": not a regular file or larger than %zu bytes", name, e->opt.size_limit);
   }
-  size_t size = (size_t)st.st_size;
+  size_t size = (size_t)st.st_size, got = 0;
   char *text = cordon_arena_alloc(e->a, size + 1);
-  size_t got = text ? fread(text, 1, size, fp) : 0;
-  fclose(fp);
+  while (text && got < size) {
+    ssize_t n = read(fd, text + got, size - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += (size_t)n;
+  }
+  close(fd);
   ev_need(e, text);
   if (got != size) ev_fail(e, call, CORDON_SBPL_IMPORT, "import \"%s\": short read", name);
 
