@@ -165,7 +165,7 @@ bool lx_rules_add_default(lx_rules *rs, cordon_action a) {
 
 bool lx_rules_index(lx_rules *rs) {
   rs->memo = malloc(rs->count ? rs->count : 1);
-  if (!rs->memo) return false;
+  if (!rs->memo || !lx_pindex_build(rs)) return false;
   for (int c = 0; c < LX_CLASSES; c++)
     for (int l = 0; l < LX_LEVELS; l++) {
       size_t n = 0;
@@ -188,6 +188,7 @@ void lx_rules_free(lx_rules *rs) {
   for (int c = 0; c < LX_CLASSES; c++)
     for (int l = 0; l < LX_LEVELS; l++) free(rs->index[c][l]);
   free(rs->memo);
+  lx_pindex_free(rs);
   accel_free(rs);
   memset(rs, 0, sizeof *rs);
 }
@@ -406,7 +407,7 @@ static bool decide_class(lx_rules *rs, int c, const char *path, bool interior, c
 
 unsigned lx_decide(lx_rules *rs, const char *path, bool interior, cordon_lx_plan *notes) {
   unsigned out = 0;
-  memset(rs->memo, 0xff, rs->count ? rs->count : 1);
+  lx_pindex_prime(rs, path);
   for (int c = 0; c < LX_CLASSES; c++)
     if (decide_class(rs, c, path, interior, notes)) out |= 1u << c;
   return out;

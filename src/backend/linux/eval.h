@@ -38,6 +38,7 @@ typedef struct {
   size_t nindex[LX_CLASSES][LX_LEVELS];
   unsigned char *memo;        /* per probe: each rule's match, computed once for all classes */
   struct lx_accel *accel;     /* per filter: sorted path sets and compiled regexes (eval.c) */
+  struct lx_pindex *pindex;   /* rules by path argument (eval_index.c) */
   size_t accel_cap, naccel;
 } lx_rules;
 
@@ -52,6 +53,13 @@ bool lx_rules_add_default(lx_rules *rs, cordon_action a);
 /* Builds the per-level indices; call once after the last add. */
 bool lx_rules_index(lx_rules *rs);
 void lx_rules_free(lx_rules *rs);
+
+/* The path index (eval_index.c): built by lx_rules_index; prime sets rs->memo for a probe of `path`:
+ * "no match" for every indexed rule none of whose arguments is `path` or an ancestor, "unknown yet"
+ * for the rest. */
+bool lx_pindex_build(lx_rules *rs);
+void lx_pindex_prime(lx_rules *rs, const char *path);
+void lx_pindex_free(lx_rules *rs);
 
 /* Resolves a filter argument: its text, or a parameter's value; NULL when the parameter is unknown. */
 const char *lx_arg(const lx_rules *rs, const cordon_arg *a);
