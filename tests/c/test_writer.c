@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "backend/seatbelt.h"
+#include "sbpl/parse.h"
 #include "sbpl/writer.h"
 
 #include <stdlib.h>
@@ -251,6 +253,115 @@ static void status_names_are_stable(void **state) {
   assert_string_equal(cordon_sbpl_write_status_name(CORDON_SBPL_WRITE_TOO_LONG), "too_long");
 }
 
+
+/* --- round trips through the reader (src/sbpl/parse.h) ------------------------------------------- */
+
+static cordon_policy *parse_text(const char *text) {
+  cordon_sbpl_options opts = {0};
+  opts.symbolic_params = true;  /* (param "X") reads back as a parameter reference */
+  opts.no_import = true;
+  cordon_policy *p = NULL;
+  cordon_sbpl_error err = {0};
+  cordon_sbpl_status st = cordon_sbpl_parse(text, strlen(text), "roundtrip.sb", NULL, &opts, &p, &err);
+  if (st != CORDON_SBPL_OK) fail_msg("reading back failed: %s\n%s", err.text ? err.text : "?", text);
+  cordon_sbpl_error_clear(&err);
+  return p;
+}
+
+static void same_filter(const cordon_filter *a, const cordon_filter *b, size_t rule) {
+  if (!a || !b) {
+    if (a != b) fail_msg("rule %zu: one filter is missing", rule);
+    return;
+  }
+  if (a->kind != b->kind || strcmp(a->name, b->name) != 0 || a->nargs != b->nargs || a->nchildren != b->nchildren)
+    fail_msg("rule %zu: filter %s/%d/%zu/%zu reads back as %s/%d/%zu/%zu", rule, a->name, a->kind, a->nargs,
+             a->nchildren, b->name, b->kind, b->nargs, b->nchildren);
+  for (size_t i = 0; i < a->nargs; i++)
+    if (strcmp(a->args[i].text, b->args[i].text) != 0 || a->args[i].is_param != b->args[i].is_param)
+      fail_msg("rule %zu: filter %s argument '%s' reads back as '%s'", rule, a->name, a->args[i].text, b->args[i].text);
+  for (size_t i = 0; i < a->nchildren; i++) same_filter(a->children[i], b->children[i], rule);
+}
+
+/* IR → text → IR gives the same rules: actions, operations, filter trees (parameters included) and
+ * modifiers. */
+static void same_rules(const cordon_policy *a, const cordon_policy *b) {
+  assert_int_equal(a->nrules, b->nrules);
+  for (size_t i = 0; i < a->nrules; i++) {
+    const cordon_rule *x = &a->rules[i], *y = &b->rules[i];
+    assert_int_equal(x->action, y->action);
+    assert_int_equal(x->nops, y->nops);
+    for (size_t k = 0; k < x->nops; k++) assert_string_equal(x->ops[k], y->ops[k]);
+    same_filter(x->filter, y->filter, i);
+    assert_int_equal(x->nmods, y->nmods);
+    for (size_t k = 0; k < x->nmods; k++) assert_string_equal(x->mods[k].name, y->mods[k].name);
+  }
+}
+
+static void seatbelt_policies_read_back_as_the_same_rules(void **state) {
+  (void)state;
+  static const char *const roots[] = {"/Users/dev/w \"x\" (y)"};
+  cordon_profile_ctx ctx = {"/Users/dev/w", roots, 1, "/private/var/folders/T", "/Users/dev", NULL};
+  for (size_t n = 0; cordon_profile_standard_names[n]; n++) {
+    cordon_profile *prof = NULL;
+    assert_int_equal(cordon_profile_standard(cordon_profile_standard_names[n], &prof), CORDON_PROFILE_OK);
+    for (int base = 0; base < 2; base++) {
+      cordon_policy *built = cordon_policy_new();
+      cordon_params params = CORDON_PARAMS_INIT;
+      cordon_buf msg = CORDON_BUF_INIT, text = CORDON_BUF_INIT;
+      assert_int_equal(cordon_seatbelt_build(prof, &ctx, base, built, &params, &msg), CORDON_SANDBOX_OK);
+      cordon_sbpl_write_error err;
+      assert_int_equal(cordon_sbpl_write_policy(built, base, &text, &err), CORDON_SBPL_WRITE_OK);
+      cordon_policy *read = parse_text(cordon_buf_str(&text));
+      assert_int_equal(read->ndiags, 0);
+      same_rules(built, read);
+      cordon_policy_free(read);
+      cordon_policy_free(built);
+      cordon_params_free(&params);
+      cordon_buf_free(&msg);
+      cordon_buf_free(&text);
+    }
+    cordon_profile_free(prof);
+  }
+}
+
+/* Any string the quoting functions accept reads back byte for byte, as a literal and as a regex. */
+static void every_accepted_string_reads_back_exactly(void **state) {
+  (void)state;
+  /* Whole characters, so most strings are valid UTF-8; a few bytes that must be refused. */
+  static const char *const pieces[] = {"a", "b", "/", "\"", "\\", "(", ")", "#", ";", "|", ".", "*", "$", "^",
+                                       " ", ":", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\t", "\n", "\xff"};
+  const size_t npieces = sizeof pieces / sizeof *pieces;
+  unsigned seed = 12345;
+  size_t accepted = 0;
+  for (int round = 0; round < 3000; round++) {
+    char s[128] = "/";
+    size_t count = (seed = seed * 1103515245u + 12345u) >> 16 & 15;
+    for (size_t i = 0; i < count; i++) strcat(s, pieces[((seed = seed * 1103515245u + 12345u) >> 16) % npieces]);
+    size_t len = strlen(s);
+    for (int regex = 0; regex < 2; regex++) {
+      cordon_buf text = CORDON_BUF_INIT;
+      cordon_buf_puts(&text, regex ? "(allow file-read* (regex " : "(allow file-read* (literal ");
+      cordon_sbpl_write_status st = regex ? cordon_sbpl_quote_regex(s, len, &text) : cordon_sbpl_quote(s, len, &text);
+      if (st != CORDON_SBPL_WRITE_OK) {
+        assert_int_equal(st, cordon_sbpl_check_string(s, len, NULL));  /* refused for a stated reason */
+        cordon_buf_free(&text);
+        continue;
+      }
+      accepted++;
+      cordon_buf_puts(&text, "))\n");
+      cordon_policy *p = parse_text(cordon_buf_str(&text));
+      assert_int_equal(p->nrules, 1);
+      assert_non_null(p->rules[0].filter);
+      assert_int_equal(p->rules[0].filter->nargs, 1);
+      if (strcmp(p->rules[0].filter->args[0].text, s) != 0)
+        fail_msg("'%s' read back as '%s' from %s", s, p->rules[0].filter->args[0].text, cordon_buf_str(&text));
+      cordon_policy_free(p);
+      cordon_buf_free(&text);
+    }
+  }
+  assert_true(accepted > 500);  /* the property was exercised, not only refusals */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(quote_escapes_quotes_and_backslashes),
@@ -270,6 +381,8 @@ int main(void) {
     cmocka_unit_test(a_newline_in_a_path_fails_and_names_the_rule),
     cmocka_unit_test(a_long_literal_says_to_use_a_parameter),
     cmocka_unit_test(status_names_are_stable),
+    cmocka_unit_test(seatbelt_policies_read_back_as_the_same_rules),
+    cmocka_unit_test(every_accepted_string_reads_back_exactly),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
