@@ -149,8 +149,9 @@ static const char write_ops[] =
 
 /* Protected metadata: deny writing any path whose segment below a writable root is a protected name,
  * whether it exists or not, so a missing .git cannot be created either. The deny is filtered and names
- * every write operation, so it beats any earlier grant whichever write operation that grant named. A root whose own path already holds a protected
- * segment gets a regex anchored at the root, so only segments *below* it count (as in the matcher). */
+ * every write operation, so it beats an earlier grant whichever write operation that grant named. A
+ * root whose own path already holds a protected segment gets a regex anchored at the root, so only
+ * segments *below* it count (as in the profile matcher). */
 static cordon_sandbox_status protect_metadata(sb_builder *b, const cordon_profile *p, const sb_roots *writes,
                                               cordon_buf *msg) {
   if (!cordon_profile_protected_count(p)) return CORDON_SANDBOX_OK;

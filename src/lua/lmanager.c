@@ -147,8 +147,10 @@ static int request_tostring(lua_State *L) {
   for (size_t i = 0; i < r->argc; i++) {
     luaL_addchar(&b, ' ');
     /* the policy text is long and multi-line: show its size instead */
-    if (r->policy && r->argv[i] && strcmp(r->argv[i], r->policy) == 0) lua_pushfstring(L, "<policy, %d bytes>", (int)strlen(r->policy));
-    else lua_pushstring(L, r->argv[i]);
+    if (r->policy && r->argv[i] && strcmp(r->argv[i], r->policy) == 0)
+      lua_pushfstring(L, "<policy, %d bytes>", (int)strlen(r->policy));
+    else
+      lua_pushstring(L, r->argv[i]);
     luaL_addvalue(&b);
   }
   luaL_pushresult(&b);
