@@ -90,6 +90,16 @@ t.test("exec reports a missing command as 127 and never runs anything else", fun
   t.ok(msg:find("cordon-test-cmd", 1, true), msg)
 end)
 
+t.test("an exec request handle closes exactly once and cannot run afterwards", function()
+  local req = assert(manager.transform(request { profile = "danger-full-access" }))
+  do
+    local h <close> = req.handle
+  end
+  t.eq(tostring(req.handle), "cordon.ExecRequest (closed)")
+  req.handle:close()  -- a second close is harmless
+  t.ok(not pcall(manager.exec, req), "a closed request is refused")
+end)
+
 t.test("exec needs a request made by transform", function()
   t.ok(not pcall(manager.exec, { argv = { "true" }, sandbox_type = "none" }), "a hand-made table is refused")
 end)
