@@ -14,6 +14,16 @@ local function request(over)
   return r
 end
 
+t.test("require 'cordon' exports the manager with its public functions", function()
+  local m = require("cordon").manager
+  for _, name in ipairs { "transform", "exec", "select", "seatbelt_policy", "requires_sandbox", "host_platform" } do
+    t.eq(type(m[name]), "function", name)
+  end
+  t.eq(m.SEATBELT_HELPER, "/usr/bin/sandbox-exec")
+  t.same(m.preferences, { "auto", "require", "forbid" })
+  t.eq(type(require("cordon").sbpl.quote), "function", "the writer is part of cordon.sbpl")
+end)
+
 t.test("seatbelt_policy gives the text and the ordered -D parameters", function()
   local text, params = assert(manager.seatbelt_policy("workspace-write", ctx, { base = true }))
   t.ok(text:find("(deny default)", 1, true), "deny default")
