@@ -1,6 +1,7 @@
 /* src/lua/lmanager.c — cordon.c.manager: sandbox selection, transformation, the Seatbelt policy, exec.
  *
  *   seatbelt_policy(profile, ctx [, {base = bool}]) -> text, params      (params: { {name, value}, … })
+ *   seatbelt_wrap(policy, params, argv) -> the sandbox-exec argv (pure: checks and runs nothing)
  *   transform{ argv, cwd, env, profile, ctx, preference, platform, policy = {text =, params =} }
  *       -> { argv, cwd, env, sandbox_type, effective_profile, plan, handle = <cordon.ExecRequest> }
  *   exec(request)        runs request.handle; returns only on failure: nil, "code: message", code, status
@@ -87,6 +88,46 @@ static int l_seatbelt_policy(lua_State *L) {
   push_params(L, &params);
   cordon_params_free(&params);
   return 2;
+}
+
+/* seatbelt_wrap(policy, params, argv) -> the exact argv a Seatbelt request runs, helper fixed. Pure: it
+ * checks nothing on disk and runs nothing, so a preview on any machine shows what a Mac would run. */
+static int l_seatbelt_wrap(lua_State *L) {
+  const char *policy = luaL_checkstring(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  size_t argc = lua_rawlen(L, 3);
+  const char **argv = lua_newuserdatauv(L, (argc + 1) * sizeof *argv, 0);
+  for (size_t i = 0; i < argc; i++) {
+    if (lua_rawgeti(L, 3, (lua_Integer)i + 1) != LUA_TSTRING) luaL_error(L, "argv must hold only strings");
+    argv[i] = lua_tostring(L, -1);  /* anchored by the argv table */
+    lua_pop(L, 1);
+  }
+  argv[argc] = NULL;
+  cordon_params params = CORDON_PARAMS_INIT;
+  if (!read_params(L, 2, &params)) {
+    cordon_params_free(&params);
+    return cordon_lua_fail(L, "invalid_request", "params must be a list of {name, value}");
+  }
+  char **out = NULL;
+  size_t n = 0;
+  cordon_buf msg = CORDON_BUF_INIT;
+  cordon_sandbox_status st = argc ? cordon_seatbelt_wrap(CORDON_SEATBELT_HELPER, policy, &params, argv, argc, &out, &n, &msg)
+                                  : CORDON_SANDBOX_INVALID_REQUEST;
+  cordon_params_free(&params);
+  if (st != CORDON_SANDBOX_OK) {
+    if (!msg.len) cordon_buf_puts(&msg, "no command to wrap");
+    return fail_status(L, st, &msg);
+  }
+  cordon_buf_free(&msg);
+  lua_createtable(L, (int)n, 0);
+  for (size_t i = 0; i < n; i++) {
+    lua_pushstring(L, out[i]);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+    free(out[i]);
+  }
+  free(out);
+  return 1;
 }
 
 static cordon_preference check_preference(lua_State *L, int t) {
@@ -326,6 +367,7 @@ static const luaL_Reg request_methods[] = {{"close", request_gc}, {NULL, NULL}};
 
 static const luaL_Reg manager_funcs[] = {
   {"seatbelt_policy", l_seatbelt_policy},
+  {"seatbelt_wrap", l_seatbelt_wrap},
   {"transform", l_transform},
   {"exec", l_exec},
   {"select", l_select},

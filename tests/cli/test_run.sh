@@ -39,6 +39,14 @@ if [ ! -e /usr/bin/sandbox-exec ]; then
   not_run "darwin without sandbox-exec"
   expect_status 125 "darwin with --sandbox require" -- run --platform darwin --sandbox require -- touch "$tmp/marker"
   not_run "darwin with --sandbox require"
+  # A dry run previews the exact wrapper a Mac would run, and still exits as the run would.
+  expect_status 125 "darwin dry run" -- run --dry-run --platform darwin --workdir "$tmp" -- touch "$tmp/marker"
+  not_run "darwin dry run"
+  grep -q '^argv\[0\]: "/usr/bin/sandbox-exec"$' "$tmp/out" && ok || bad "preview starts with the fixed helper: $(head -3 "$tmp/out")"
+  grep -q '^argv\[1\]: "-p"$' "$tmp/out" && ok || bad "preview passes the policy with -p"
+  grep -q '^argv\[[0-9]*\]: "-DWORKDIR=' "$tmp/out" && ok || bad "preview passes the workdir as a parameter"
+  tail -3 "$tmp/out" | tr '\n' ' ' | grep -q '"--" argv\[[0-9]*\]: "touch" argv\[[0-9]*\]: ".*marker"' && ok ||
+    bad "preview ends with -- and the command: $(tail -3 "$tmp/out")"
 fi
 
 expect_status 125 "forbid with a restricted profile" -- run --sandbox forbid --profile workspace-write -- touch "$tmp/marker"

@@ -16,7 +16,8 @@ end
 
 t.test("require 'cordon' exports the manager with its public functions", function()
   local m = require("cordon").manager
-  for _, name in ipairs { "transform", "exec", "select", "seatbelt_policy", "requires_sandbox", "host_platform" } do
+  for _, name in ipairs { "transform", "exec", "select", "seatbelt_policy", "seatbelt_wrap", "requires_sandbox",
+                          "host_platform" } do
     t.eq(type(m[name]), "function", name)
   end
   t.eq(m.SEATBELT_HELPER, "/usr/bin/sandbox-exec")
@@ -42,6 +43,14 @@ t.test("seatbelt_policy takes a profile table or userdata as well as a name", fu
   local b = assert(manager.seatbelt_policy(prof:to_table(), ctx))
   t.eq(a, b)
   t.fails("invalid_request", manager.seatbelt_policy({ kind = "disabled" }, ctx))
+end)
+
+t.test("seatbelt_wrap gives exactly helper, policy, parameters, -- and the command", function()
+  local argv = assert(manager.seatbelt_wrap("(version 1)", { { "A", "/x y" }, { "B", "c:d" } }, { "ls", "-l" }))
+  t.same(argv, { "/usr/bin/sandbox-exec", "-p", "(version 1)", "-DA=/x y", "-DB=c:d", "--", "ls", "-l" })
+  t.fails("invalid_request", manager.seatbelt_wrap("", { { "A", "a\nb" } }, { "ls" }))
+  t.fails("invalid_request", manager.seatbelt_wrap("", { { "NOT A NAME", "x" } }, { "ls" }))
+  t.fails("invalid_request", manager.seatbelt_wrap("", {}, {}))
 end)
 
 t.test("requires_sandbox follows the profile", function()

@@ -14,7 +14,7 @@ local M = { summary = "run a command inside the sandbox" }
 M.spec = common.spec_with {
   { "sandbox", value = true, metavar = "MODE",
     help = "auto (sandbox restricted profiles; default), require (always), forbid (only unrestricted profiles run)" },
-  { "dry-run", help = "print what would be executed (sandbox type and argv) instead of running it" },
+  { "dry-run", help = "print what would be executed (sandbox type and argv) instead of running it; exits as the run would" },
   { "help", short = "h", help = "show this help" },
 }
 
@@ -81,7 +81,18 @@ function M.run(argv, first)
     platform = policy.platform,
     policy = { text = policy.text, params = policy.params },
   }
-  if not req then return cli.fail(terr) end
+  if not req then
+    if opts["dry-run"] and policy.platform == "darwin" and tostring(terr):find("^backend_not_available") then
+      -- Off a Mac the Seatbelt transform stops at the missing helper. A dry run still shows the exact
+      -- argv a Mac would run, and exits as the real run would: 125, nothing run.
+      local argv = manager.seatbelt_wrap(policy.text, policy.params, opts.command)
+      if argv then
+        io.stdout:write(describe { sandbox_type = "macos-seatbelt (preview: not runnable here)",
+                                   cwd = assert(sys.getcwd()), argv = argv, plan = { policy = policy.text } })
+      end
+    end
+    return cli.fail(terr)
+  end
   if opts["dry-run"] then
     io.stdout:write(describe(req))
     return 0
