@@ -226,7 +226,7 @@ static int compile_at(lua_State *L, int pi, int pri, int ci, int oi, const cordo
     free(pairs);
   } else {
     const char *text = lua_isnoneornil(L, pi) ? NULL : luaL_checkstring(L, pi);
-    st = cordon_lx_compile_text(text, &ps, profile, &ctx.ctx, best, ptmp, &u->plan, &msg);
+    st = cordon_lx_compile_text(text, &ps, profile, &ctx.ctx, best, ptmp, false, &u->plan, &msg);
   }
   cordon_params_free(&ps);
   if (st != CORDON_LX_OK) {

@@ -393,6 +393,105 @@ static void the_plan_describes_itself_as_text_and_json(void **state) {
   cordon_profile_free(p);
 }
 
+static size_t count_json(const char *dir, char *last, size_t cap) {
+  char cmd[700];
+  snprintf(cmd, sizeof cmd, "ls '%s' 2>/dev/null | grep -c '[.]json$'", dir);
+  FILE *f = popen(cmd, "r");
+  size_t n = 0;
+  if (f && fscanf(f, "%zu", &n) != 1) n = 0;
+  if (f) pclose(f);
+  snprintf(cmd, sizeof cmd, "ls '%s' 2>/dev/null | grep '[.]json$' | tail -1", dir);
+  f = popen(cmd, "r");
+  if (f && last && fgets(last, (int)cap, f)) last[strcspn(last, "\n")] = '\0';
+  if (f) pclose(f);
+  return n;
+}
+
+static char *cached_json(cordon_profile *p) {
+  cordon_lx_plan *plan = NULL;
+  cordon_buf msg = CORDON_BUF_INIT;
+  assert_int_equal(cordon_lx_compile_cached(NULL, NULL, p, &ctx, false, false, &plan, &msg), CORDON_LX_OK);
+  char *json = cordon_lx_plan_to_json(plan);
+  cordon_lx_plan_free(plan);
+  cordon_buf_free(&msg);
+  return json;
+}
+
+static void a_cached_plan_is_reused_only_while_the_disk_agrees(void **state) {
+  (void)state;
+  char cache[400], plans[500], name[200] = "";
+  snprintf(cache, sizeof cache, "%s/xdg", base);
+  snprintf(plans, sizeof plans, "%s/cordon/linux-plans", cache);
+  setenv("XDG_CACHE_HOME", cache, 1);
+  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
+  char *first = cached_json(p);
+  assert_int_equal(count_json(plans, name, sizeof name), 1);
+  char *second = cached_json(p);
+  assert_string_equal(first, second);
+  assert_non_null(strstr(first, "\"placeholder\":true"));  /* .agents and friends are missing */
+  put("w/.agents", true);  /* the disk changes: the plan must follow */
+  char *third = cached_json(p);
+  assert_string_not_equal(first, third);
+  cordon_lx_plan *now = compile(NULL, p, NULL, 0);
+  const cordon_mount *agents = mount_at(now, at(work, ".agents"));
+  assert_non_null(agents);
+  assert_false(agents->placeholder);  /* it exists now: a plain read-only bind */
+  cordon_lx_plan_free(now);
+  char path[800];
+  snprintf(path, sizeof path, "%s/.agents", work);
+  rmdir(path);
+  free(first), free(second), free(third);
+  cordon_profile_free(p);
+  unsetenv("XDG_CACHE_HOME");
+}
+
+static void a_cache_file_others_could_write_is_ignored(void **state) {
+  (void)state;
+  char cache[400], plans[500], name[200] = "", file[800];
+  snprintf(cache, sizeof cache, "%s/xdg2", base);
+  snprintf(plans, sizeof plans, "%s/cordon/linux-plans", cache);
+  setenv("XDG_CACHE_HOME", cache, 1);
+  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
+  free(cached_json(p));
+  assert_int_equal(count_json(plans, name, sizeof name), 1);
+  snprintf(file, sizeof file, "%s/%s", plans, name);
+  /* a forged plan that grants nothing and masks nothing, under the right key */
+  char key[64];
+  snprintf(key, sizeof key, "%.*s", (int)(strlen(name) - 5), name);
+  FILE *f = fopen(file, "w");
+  assert_non_null(f);
+  fprintf(f, "{\"format\":1,\"key\":\"%s\",\"observed\":[],\"plan\":{\"min_abi\":3,\"filesystem\":"
+             "\"unrestricted\",\"landlock_rules\":[],\"mounts\":[],\"network\":\"enabled\",\"approximations\":[],"
+             "\"skipped\":[]}}", key);
+  fclose(f);
+  assert_int_equal(chmod(file, 0666), 0);
+  char *json = cached_json(p);
+  assert_non_null(strstr(json, "\"filesystem\":\"restricted\""));
+  free(json);
+  cordon_profile_free(p);
+  unsetenv("XDG_CACHE_HOME");
+}
+
+static void every_plan_denies_writing_the_plan_cache(void **state) {
+  (void)state;
+  char cache[400], root[500];
+  snprintf(cache, sizeof cache, "%s/cache-in-work", work);
+  snprintf(root, sizeof root, "%s/cordon", cache);
+  setenv("XDG_CACHE_HOME", cache, 1);
+  mkdir(cache, 0700);
+  mkdir(root, 0700);
+  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
+  cordon_lx_plan *plan = compile(NULL, p, NULL, 0);
+  const cordon_mount *m = mount_at(plan, root);
+  assert_non_null(m);
+  assert_true(m->read_only);
+  cordon_lx_plan_free(plan);
+  cordon_profile_free(p);
+  rmdir(root);
+  rmdir(cache);
+  unsetenv("XDG_CACHE_HOME");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(profile_alone_grants_only_what_it_lists),
@@ -410,6 +509,9 @@ int main(void) {
       cmocka_unit_test(the_kernel_check_gives_hints_a_user_can_act_on),
       cmocka_unit_test(rights_follow_the_abi_and_drop_directory_rights_on_files),
       cmocka_unit_test(the_plan_describes_itself_as_text_and_json),
+      cmocka_unit_test(a_cached_plan_is_reused_only_while_the_disk_agrees),
+      cmocka_unit_test(a_cache_file_others_could_write_is_ignored),
+      cmocka_unit_test(every_plan_denies_writing_the_plan_cache),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -147,7 +147,7 @@ static bool protect_root(lx_compiler *cc, const char *root) {
       if (!add_rule_and_node(cc, CORDON_DENY, CORDON_LX_MODIFY, path, false, src)) return false;
       snprintf(path, sizeof path, "%s%s.git", root, sep);
       struct stat st;
-      if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode) &&
+      if (cordon_lx_plan_stat(cc->plan, path, false, &st) == 0 && !S_ISDIR(st.st_mode) &&
           !add_rule_and_node(cc, CORDON_DENY, CORDON_LX_MODIFY, path, false, src))
         return false;
       continue;
@@ -190,7 +190,8 @@ static bool socket_enabled(const lx_compiler *cc, const char *path) {
 
 static bool mask_socket(lx_compiler *cc, const char *path) {
   struct stat st;
-  if (stat(path, &st) != 0 || !S_ISSOCK(st.st_mode) || socket_enabled(cc, path)) return true;
+  if (cordon_lx_plan_stat(cc->plan, path, true, &st) != 0 || !S_ISSOCK(st.st_mode) || socket_enabled(cc, path))
+    return true;
   for (size_t i = 0; i < cc->plan->nmounts; i++)
     if (strcmp(cc->plan->mounts[i].path, path) == 0) return true;
   cordon_mount m = {.kind = CORDON_MOUNT_HIDE, .path = (char *)path, .source = "built-in dangerous sockets",
@@ -265,6 +266,10 @@ static cordon_lx_status build(lx_compiler *cc, cordon_buf *msg) {
     snprintf(src, sizeof src, "profile: deny %s", e->path);
     ok = add_rule_and_node(cc, CORDON_DENY, CORDON_LX_ALL, e->path, e->match == CORDON_ENTRY_SUBTREE, src);
   }
+  /* the plan cache: no sandbox may plant a plan for the next run */
+  char cache[CORDON_PATH_MAX];
+  if (ok && cordon_lx_cache_root(in->ctx, cache, sizeof cache))
+    ok = add_rule_and_node(cc, CORDON_DENY, CORDON_LX_MODIFY, cache, true, "built-in: the plan cache");
   for (size_t i = 0; ok && i < res.count; i++)
     /* protected metadata belongs to workspaces, not to the temporary directories */
     if (res.items[i].access == CORDON_ACCESS_WRITE && res.items[i].match == CORDON_ENTRY_SUBTREE &&
@@ -297,6 +302,7 @@ cordon_lx_status cordon_lx_compile(const cordon_lx_input *in, cordon_lx_plan **o
   plan->scope_signals = true;
   plan->scope_abstract_unix = plan->network_restricted;
   plan->private_tmp = in->private_tmp;
+  plan->record = in->record;
   cordon_lx_status st = CORDON_LX_OK;
   if (cordon_profile_fs_kind(in->profile) == CORDON_FS_UNRESTRICTED) {
     plan->fs_unrestricted = true;

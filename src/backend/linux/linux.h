@@ -52,6 +52,7 @@ typedef struct {
   const cordon_profile_ctx *ctx;   /* where its specials resolve (required) */
   bool best_effort;                /* --best-effort: accept any Landlock ABI >= 1 */
   bool private_tmp;                /* --private-tmp: a fresh tmpfs on /tmp */
+  bool record;                     /* keep every disk observation in the plan (for the cache) */
 } cordon_lx_input;
 
 /* Computes the plan. The compiler looks at the disk (which paths exist, files or directories) but changes
@@ -61,8 +62,17 @@ cordon_lx_status cordon_lx_compile(const cordon_lx_input *in, cordon_lx_plan **o
 /* The same from SBPL text (parsed with imports disabled) and -D parameters; `text` NULL = profile
  * only (backend.c). */
 cordon_lx_status cordon_lx_compile_text(const char *text, const cordon_params *params, const cordon_profile *profile,
-                                        const cordon_profile_ctx *ctx, bool best_effort, bool private_tmp,
+                                        const cordon_profile_ctx *ctx, bool best_effort, bool private_tmp, bool record,
                                         cordon_lx_plan **out, cordon_buf *msg);
+
+/* The same through the plan cache (cache.c): a plan compiled earlier from the same inputs is reused while
+ * every disk observation it was compiled from still holds. What `cordon run` uses. */
+cordon_lx_status cordon_lx_compile_cached(const char *text, const cordon_params *params, const cordon_profile *profile,
+                                          const cordon_profile_ctx *ctx, bool best_effort, bool private_tmp,
+                                          cordon_lx_plan **out, cordon_buf *msg);
+/* Where plans are cached: $XDG_CACHE_HOME/cordon, else <ctx home>/.cache/cordon. Every plan denies
+ * writing there. False when neither is known. */
+bool cordon_lx_cache_root(const cordon_profile_ctx *ctx, char *out, size_t cap);
 
 /* --- runtime (runtime.c) -------------------------------------------------------------------------- */
 /* Applies `plan` and execs argv (argv[0] without '/' is searched in env's PATH after the sandbox is in

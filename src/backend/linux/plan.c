@@ -5,7 +5,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static bool grow(void **items, size_t *cap, size_t need, size_t size) {
   if (need <= *cap) return true;
@@ -49,6 +51,9 @@ void cordon_lx_plan_free(cordon_lx_plan *p) {
   free(p->mounts);
   free_notes(p->notes, p->nnotes);
   free_notes(p->skipped, p->nskipped);
+  for (size_t i = 0; i < p->nobs; i++) free(p->obs_paths[i]);
+  free(p->obs_paths);
+  free(p->obs_kinds);
   free(p);
 }
 
@@ -135,6 +140,40 @@ bool cordon_lx_plan_map_sources(cordon_lx_plan *p, const char *text_name, const 
   return ok;
 }
 
+char cordon_lx_stat_kind(int rc, int err, const struct stat *st, bool follow) {
+  char k;
+  if (rc != 0) k = (err == ENOENT || err == ENOTDIR) ? (follow ? '-' : '_') : (follow ? 'e' : 'E');
+  else if (S_ISDIR(st->st_mode)) k = follow ? 'd' : 'D';
+  else if (S_ISSOCK(st->st_mode)) k = follow ? 's' : 'S';
+  else if (S_ISLNK(st->st_mode)) k = 'L';
+  else k = follow ? 'f' : 'F';
+  return k;
+}
+
+int cordon_lx_plan_stat(cordon_lx_plan *p, const char *path, bool follow, struct stat *st) {
+  int rc = follow ? stat(path, st) : lstat(path, st);
+  int err = errno;
+  if (p->record && p->nobs == p->obs_cap) {
+    size_t n = p->obs_cap ? p->obs_cap * 2 : 64;
+    char **paths = realloc(p->obs_paths, n * sizeof *paths);
+    if (paths) p->obs_paths = paths;
+    char *kinds = paths ? realloc(p->obs_kinds, n) : NULL;
+    if (kinds) p->obs_kinds = kinds, p->obs_cap = n;
+    else p->record = false, p->nobs = 0;  /* out of memory: this plan will not be cached */
+  }
+  if (p->record) {
+    char *copy = strdup(path);
+    if (!copy) {
+      p->record = false;
+    } else {
+      p->obs_paths[p->nobs] = copy;
+      p->obs_kinds[p->nobs++] = cordon_lx_stat_kind(rc, err, st, follow);
+    }
+  }
+  errno = err;
+  return rc;
+}
+
 static const char *const class_names[] = {"read", "write", "create", "remove", "exec"};
 
 void cordon_lx_access_names(unsigned access, cordon_buf *out) {
@@ -219,7 +258,7 @@ static json_t *access_array(unsigned access) {
   return a;
 }
 
-char *cordon_lx_plan_to_json(const cordon_lx_plan *p) {
+void *cordon_lx_plan_to_jsonv(const cordon_lx_plan *p) {
   json_t *root = json_object(), *rules = json_array(), *mounts = json_array(), *notes = json_array(),
          *skipped = json_array();
   if (!root || !rules || !mounts || !notes || !skipped) {
@@ -253,7 +292,77 @@ char *cordon_lx_plan_to_json(const cordon_lx_plan *p) {
   json_object_set_new(root, "private_tmp", json_boolean(p->private_tmp));
   json_object_set_new(root, "approximations", notes);
   json_object_set_new(root, "skipped", skipped);
+  return root;
+}
+
+char *cordon_lx_plan_to_json(const cordon_lx_plan *p) {
+  json_t *root = cordon_lx_plan_to_jsonv(p);
+  if (!root) return NULL;
   char *s = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
   json_decref(root);
   return s;
+}
+
+static unsigned access_from(const json_t *a) {
+  unsigned out = 0;
+  size_t i;
+  const json_t *v;
+  json_array_foreach(a, i, v) {
+    for (unsigned k = 0; k < 5; k++)
+      if (json_is_string(v) && strcmp(json_string_value(v), class_names[k]) == 0) out |= 1u << k;
+  }
+  return out;
+}
+
+static const char *str(const json_t *o, const char *k) {
+  const json_t *v = json_object_get(o, k);
+  return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static bool flag(const json_t *o, const char *k) { return json_is_true(json_object_get(o, k)); }
+
+cordon_lx_plan *cordon_lx_plan_from_jsonv(const void *json) {
+  const json_t *root = json;
+  const json_t *rules = json_object_get(root, "landlock_rules"), *mounts = json_object_get(root, "mounts"),
+               *notes = json_object_get(root, "approximations"), *skipped = json_object_get(root, "skipped");
+  if (!json_is_object(root) || !json_is_array(rules) || !json_is_array(mounts) || !json_is_array(notes) ||
+      !json_is_array(skipped) || !str(root, "network") || !str(root, "filesystem"))
+    return NULL;
+  cordon_lx_plan *p = cordon_lx_plan_new();
+  if (!p) return NULL;
+  json_int_t abi = json_integer_value(json_object_get(root, "min_abi"));
+  p->min_abi = abi > 0 && abi < 64 ? (unsigned)abi : 3;
+  p->best_effort = flag(root, "best_effort");
+  p->fs_unrestricted = strcmp(str(root, "filesystem"), "unrestricted") == 0;
+  p->network_restricted = strcmp(str(root, "network"), "restricted") == 0;
+  p->scope_signals = flag(root, "scope_signals");
+  p->scope_abstract_unix = flag(root, "scope_abstract_unix");
+  p->private_tmp = flag(root, "private_tmp");
+  bool ok = true;
+  size_t i;
+  const json_t *v;
+  json_array_foreach(rules, i, v) {
+    const char *path = str(v, "path"), *source = str(v, "source");
+    ok = ok && path && source && path[0] == '/' &&
+         cordon_lx_plan_add_rule(p, path, access_from(json_object_get(v, "access")), flag(v, "directory"), source);
+  }
+  json_array_foreach(mounts, i, v) {
+    const char *kind = str(v, "kind"), *path = str(v, "path");
+    cordon_mount m = {.path = (char *)path, .is_dir = flag(v, "directory"), .read_only = flag(v, "read_only"),
+                      .no_exec = flag(v, "no_exec"), .placeholder = flag(v, "placeholder"),
+                      .source = (char *)str(v, "source"), .reason = (char *)str(v, "reason")};
+    if (!kind || !path || path[0] != '/') ok = false;
+    else if (strcmp(kind, "bind") == 0) m.kind = CORDON_MOUNT_BIND;
+    else if (strcmp(kind, "hide") == 0) m.kind = CORDON_MOUNT_HIDE;
+    else if (strcmp(kind, "tmpfs") == 0) m.kind = CORDON_MOUNT_TMPFS;
+    else ok = false;
+    ok = ok && cordon_lx_plan_add_mount(p, &m);
+  }
+  json_array_foreach(notes, i, v) ok = ok && cordon_lx_plan_note(p, str(v, "source"), "%s", str(v, "message") ? str(v, "message") : "");
+  json_array_foreach(skipped, i, v) ok = ok && str(v, "path") && cordon_lx_plan_skip(p, str(v, "source"), str(v, "path"));
+  if (!ok) {
+    cordon_lx_plan_free(p);
+    return NULL;
+  }
+  return p;
 }

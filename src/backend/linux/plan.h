@@ -77,6 +77,12 @@ typedef struct {
   size_t nnotes, notes_cap;
   cordon_lx_note *skipped;   /* source + path */
   size_t nskipped, skipped_cap;
+  /* what the compiler saw on disk (cordon_lx_plan_stat), kept when `record` is set: a cached plan is
+   * valid only while every observation still holds (cache.c) */
+  bool record;
+  char **obs_paths;
+  char *obs_kinds;
+  size_t nobs, obs_cap;
 } cordon_lx_plan;
 
 cordon_lx_plan *cordon_lx_plan_new(void);
@@ -94,6 +100,13 @@ bool cordon_lx_plan_skip(cordon_lx_plan *p, const char *source, const char *path
 bool cordon_lx_plan_map_sources(cordon_lx_plan *p, const char *text_name, const char *const *names,
                                 const unsigned *lines, size_t n);
 
+/* stat (follow) or lstat (!follow) `path`, recording what was seen when p->record is set. Returns like
+ * stat. */
+struct stat;
+int cordon_lx_plan_stat(cordon_lx_plan *p, const char *path, bool follow, struct stat *st);
+/* The kind letter an observation records: d f s - e (followed), D F S L _ E (not followed). */
+char cordon_lx_stat_kind(int rc, int err, const struct stat *st, bool follow);
+
 /* "read,write,create,remove,exec" for a class set ("none" when empty). Writes into `out`. */
 void cordon_lx_access_names(unsigned access, cordon_buf *out);
 const char *cordon_mount_kind_name(cordon_mount_kind k);  /* "bind", "hide", "tmpfs" */
@@ -101,6 +114,10 @@ const char *cordon_mount_kind_name(cordon_mount_kind k);  /* "bind", "hide", "tm
 /* The plan as readable lines for explain: every Landlock rule, mount, the seccomp and scoping summary,
  * every approximation and skipped path. */
 void cordon_lx_plan_describe(const cordon_lx_plan *p, cordon_buf *out);
-/* The plan as a JSON object (docs/linux-backend.md, "JSON"). NULL when out of memory. Caller frees. */
+/* The plan as a JSON object (docs/linux-backend.md, "The plan"). NULL when out of memory. Caller frees. */
 char *cordon_lx_plan_to_json(const cordon_lx_plan *p);
+/* The same as a jansson value (json_t *), for the cache; NULL when out of memory. */
+void *cordon_lx_plan_to_jsonv(const cordon_lx_plan *p);
+/* The inverse, for the cache: NULL when `json` (a json_t *) is not a well-formed plan. */
+cordon_lx_plan *cordon_lx_plan_from_jsonv(const void *json);
 #endif

@@ -64,7 +64,7 @@ static bool pin_between(cordon_lx_plan *plan, const char *root, const char *targ
     buf[i] = '\0';
     if (!cordon_path_within(root, buf) || strcmp(buf, root) == 0 || has_mount(plan, buf)) continue;
     struct stat st;
-    if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    if (cordon_lx_plan_stat(plan, buf, true, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
     cordon_mount m = {.kind = CORDON_MOUNT_BIND, .path = buf, .is_dir = true, .source = (char *)source,
                       .reason = "pinned: keeps a mask beneath it from being renamed away"};
     if (!cordon_lx_plan_add_mount(plan, &m)) return false;
@@ -91,7 +91,7 @@ static bool mask_missing(lx_compiler *cc, const lx_node *n, const walk_state *s,
     char parent[CORDON_PATH_MAX];
     struct stat st;
     if (!cordon_path_parent(first, parent, sizeof parent)) return true;
-    if (lstat(parent, &st) == 0) {
+    if (cordon_lx_plan_stat(cc->plan, parent, false, &st) == 0) {
       if (!S_ISDIR(st.st_mode)) return cordon_lx_plan_skip(cc->plan, n->source, n->path); /* cannot exist */
       break;
     }
@@ -110,7 +110,7 @@ static bool visit(lx_compiler *cc, const lx_node *n, const walk_state *s, walk_s
   out->path = n->path;
   if (s->hidden) return true;  /* beneath a hidden directory nothing can be reached anyway */
   struct stat st;
-  if (stat(n->path, &st) != 0) {
+  if (cordon_lx_plan_stat(cc->plan, n->path, true, &st) != 0) {
     if (errno != ENOENT && errno != ENOTDIR) return cordon_lx_plan_skip(cc->plan, n->source, n->path);
     return mask_missing(cc, n, s, lx_decide(&cc->rules, n->path, false, cc->plan));
   }

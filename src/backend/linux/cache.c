@@ -1,0 +1,190 @@
+/* src/backend/linux/cache.c — compiled plans, cached by their inputs.
+ *
+ * Key: a 128-bit hash of everything the compiler reads except the disk — the policy text and its -D
+ * parameters, the profile (resolved entries, protected names, kinds), the match context, the options,
+ * the caller's uids, $SSH_AUTH_SOCK and cordon's version. The disk is checked instead: a cached plan
+ * keeps every stat the compiler made, and is used only while each one still gives the same answer.
+ * Where: $XDG_CACHE_HOME/cordon/linux-plans (default ~/.cache/…), written atomically (temporary file +
+ * rename), read only from a directory and a file owned by the caller and writable by nobody else. Every
+ * plan the compiler makes denies writing to $XDG_CACHE_HOME/cordon, so no sandbox can plant a plan for
+ * the next run (invariant 2). */
+#include "backend/linux/linux.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CACHE_FORMAT 1
+#define CACHE_MAX_BYTES (16u << 20)
+
+bool cordon_lx_cache_root(const cordon_profile_ctx *ctx, char *out, size_t cap) {
+  const char *xdg = getenv("XDG_CACHE_HOME");
+  int n;
+  if (xdg && xdg[0] == '/') n = snprintf(out, cap, "%s/cordon", xdg);
+  else if (ctx && ctx->home && ctx->home[0] == '/') n = snprintf(out, cap, "%s/.cache/cordon", ctx->home);
+  else return false;
+  return n > 0 && (size_t)n < cap;
+}
+
+typedef struct {
+  uint64_t a, b;
+} hash128;
+
+static void feed(hash128 *h, const void *data, size_t n) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; i++) {
+    h->a = (h->a ^ p[i]) * 1099511628211ULL;
+    h->b = (h->b ^ p[i]) * 0x100000001b3ULL * 31 + 0x9e3779b97f4a7c15ULL;
+  }
+}
+
+/* Length-prefixed, so ("ab","c") and ("a","bc") differ; NULL differs from "". */
+static void feed_str(hash128 *h, const char *s) {
+  uint64_t n = s ? strlen(s) : UINT64_MAX;
+  feed(h, &n, sizeof n);
+  if (s) feed(h, s, n);
+}
+
+static void feed_u(hash128 *h, uint64_t v) { feed(h, &v, sizeof v); }
+
+static bool make_key(const char *text, const cordon_params *ps, const cordon_profile *profile,
+                     const cordon_profile_ctx *ctx, bool best_effort, bool private_tmp, char out[33]) {
+  hash128 h = {1469598103934665603ULL, 0x6a09e667f3bcc908ULL};
+  feed_str(&h, "cordon linux plan " CORDON_VERSION);
+  feed_u(&h, CACHE_FORMAT);
+  feed_u(&h, (uint64_t)geteuid());
+  feed_u(&h, (uint64_t)getuid());
+  feed_str(&h, text);
+  feed_u(&h, ps ? ps->count : 0);
+  for (size_t i = 0; ps && i < ps->count; i++) feed_str(&h, ps->items[i].name), feed_str(&h, ps->items[i].value);
+  feed_u(&h, (uint64_t)cordon_profile_kind_of(profile));
+  feed_u(&h, (uint64_t)cordon_profile_fs_kind(profile));
+  feed_u(&h, (uint64_t)cordon_profile_network(profile));
+  for (size_t i = 0; i < cordon_profile_protected_count(profile); i++) feed_str(&h, cordon_profile_protected_at(profile, i));
+  cordon_resolved res = {0};
+  if (cordon_profile_resolve(profile, ctx, &res) != CORDON_PROFILE_OK) {
+    cordon_resolved_free(&res);
+    return false;
+  }
+  feed_u(&h, res.count);
+  for (size_t i = 0; i < res.count; i++) {
+    feed_str(&h, res.items[i].path);
+    feed_u(&h, (uint64_t)res.items[i].access * 16 + (uint64_t)res.items[i].match * 4 + (uint64_t)res.items[i].special);
+  }
+  cordon_resolved_free(&res);
+  feed_str(&h, ctx->cwd);
+  feed_u(&h, ctx->n_workspace_roots);
+  for (size_t i = 0; i < ctx->n_workspace_roots; i++) feed_str(&h, ctx->workspace_roots[i]);
+  feed_str(&h, ctx->tmpdir);
+  feed_str(&h, ctx->home);
+  feed_str(&h, ctx->slash_tmp);
+  feed_u(&h, (uint64_t)best_effort * 2 + (uint64_t)private_tmp);
+  feed_str(&h, getenv("SSH_AUTH_SOCK"));
+  feed_str(&h, getenv("XDG_CACHE_HOME"));
+  snprintf(out, 33, "%016llx%016llx", (unsigned long long)h.a, (unsigned long long)h.b);
+  return true;
+}
+
+/* Owned by us and writable by nobody else: the only places a plan is read from or written to. */
+static bool trusted(const struct stat *st, bool dir) {
+  return (dir ? S_ISDIR(st->st_mode) : S_ISREG(st->st_mode)) && st->st_uid == geteuid() && !(st->st_mode & 022);
+}
+
+static bool trusted_dirs(const char *root, const char *plans) {
+  struct stat st;
+  return lstat(root, &st) == 0 && trusted(&st, true) && lstat(plans, &st) == 0 && trusted(&st, true);
+}
+
+static bool observations_hold(const json_t *obs) {
+  size_t i;
+  const json_t *v;
+  json_array_foreach(obs, i, v) {
+    const char *path = json_string_value(json_array_get(v, 0)), *kind = json_string_value(json_array_get(v, 1));
+    if (!path || !kind || strlen(kind) != 1) return false;
+    bool follow = strchr("dfs-e", kind[0]) != NULL;
+    struct stat st;
+    int rc = follow ? stat(path, &st) : lstat(path, &st);
+    if (cordon_lx_stat_kind(rc, errno, &st, follow) != kind[0]) return false;
+  }
+  return true;
+}
+
+static cordon_lx_plan *load(const char *root, const char *plans, const char *file, const char *key) {
+  if (!trusted_dirs(root, plans)) return NULL;
+  int fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  struct stat st;
+  json_t *doc = NULL;
+  if (fstat(fd, &st) == 0 && trusted(&st, false) && (size_t)st.st_size <= CACHE_MAX_BYTES) {
+    /* one read: json_loadfd reads a byte per system call */
+    size_t n = (size_t)st.st_size;
+    char *buf = malloc(n ? n : 1);
+    if (buf && read(fd, buf, n) == (ssize_t)n) doc = json_loadb(buf, n, JSON_REJECT_DUPLICATES, NULL);
+    free(buf);
+  }
+  close(fd);
+  cordon_lx_plan *plan = NULL;
+  const char *k = doc ? json_string_value(json_object_get(doc, "key")) : NULL;
+  if (doc && json_integer_value(json_object_get(doc, "format")) == CACHE_FORMAT && k && strcmp(k, key) == 0 &&
+      json_is_array(json_object_get(doc, "observed")) && observations_hold(json_object_get(doc, "observed")))
+    plan = cordon_lx_plan_from_jsonv(json_object_get(doc, "plan"));
+  json_decref(doc);
+  return plan;
+}
+
+static void store(const char *root, const char plans[4200], const char *file, const char *key, const cordon_lx_plan *p) {
+  if (!p->record) return;  /* observations incomplete (out of memory): never cache */
+  (void)mkdir(plans, 0700);
+  if (!trusted_dirs(root, plans)) return;
+  json_t *doc = json_object(), *obs = json_array(), *pj = cordon_lx_plan_to_jsonv(p);
+  bool ok = doc && obs && pj;
+  for (size_t i = 0; ok && i < p->nobs; i++) {
+    char kind[2] = {p->obs_kinds[i], '\0'};
+    ok = json_array_append_new(obs, json_pack("[s, s]", p->obs_paths[i], kind)) == 0;
+  }
+  if (ok) {
+    json_object_set_new(doc, "format", json_integer(CACHE_FORMAT));
+    json_object_set_new(doc, "key", json_string(key));
+    json_object_set_new(doc, "observed", obs);
+    json_object_set_new(doc, "plan", pj);
+    obs = pj = NULL;
+    char tmp[4400];
+    snprintf(tmp, sizeof tmp, "%s/.tmp.%ld.%s", plans, (long)getpid(), key);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      bool written = json_dumpfd(doc, fd, JSON_COMPACT) == 0;
+      written = close(fd) == 0 && written;
+      if (!written || rename(tmp, file) != 0) (void)unlink(tmp);
+    }
+  }
+  json_decref(obs);
+  json_decref(pj);
+  json_decref(doc);
+}
+
+cordon_lx_status cordon_lx_compile_cached(const char *text, const cordon_params *ps, const cordon_profile *profile,
+                                          const cordon_profile_ctx *ctx, bool best_effort, bool private_tmp,
+                                          cordon_lx_plan **out, cordon_buf *msg) {
+  char root[4096], plans[4200], file[4300], key[33];
+  if (!profile || !ctx || !cordon_lx_cache_root(ctx, root, sizeof root) ||
+      !make_key(text, ps, profile, ctx, best_effort, private_tmp, key))
+    return cordon_lx_compile_text(text, ps, profile, ctx, best_effort, private_tmp, false, out, msg);
+  snprintf(plans, sizeof plans, "%s/linux-plans", root);
+  snprintf(file, sizeof file, "%s/%s.json", plans, key);
+  if ((*out = load(root, plans, file, key))) return CORDON_LX_OK;
+  /* the cache root exists before compiling, so the deny protecting it is a mask, never a placeholder */
+  char parent[4096];
+  snprintf(parent, sizeof parent, "%s", root);
+  char *slash = strrchr(parent, '/');
+  if (slash && slash != parent) *slash = '\0', (void)mkdir(parent, 0700);
+  (void)mkdir(root, 0700);
+  cordon_lx_status st = cordon_lx_compile_text(text, ps, profile, ctx, best_effort, private_tmp, true, out, msg);
+  if (st == CORDON_LX_OK) store(root, plans, file, key, *out);
+  return st;
+}
