@@ -62,5 +62,23 @@ for u in $USERS; do
   else
     bad "$u: could not start a process outside the sandbox"
   fi
+
+  # --- the home directory as the workdir: start-up files and the plan cache stay out of reach ---------
+  in_home() {  # in_home "description" TARGET CMD: like denied, with HOME itself writable
+    local d=$1 target=$2 before after rc
+    shift 2
+    before=$(state "$target")
+    as "$u" "$H" "$H" "$CORDON" run --workdir "$H" -- sh -c '"$@" || exit 42' sh "$@" >/dev/null 2>&1
+    rc=$?
+    [ "$before" = absent ] && eventually_absent "$target"
+    after=$(state "$target")
+    if [ "$rc" -eq 42 ] && [ "$before" = "$after" ]; then ok "$u: $d"; else bad "$u: $d (exit $rc, $before -> $after)"; fi
+  }
+  check "$u: with HOME as the workdir, files in it are writable" \
+    as "$u" "$H" "$H" "$CORDON" run --workdir "$H" -- sh -c 'echo x >notes.txt && rm notes.txt'
+  in_home "with HOME writable, ~/.bashrc stays read-only" "$H/.bashrc" sh -c 'echo evil >>.bashrc'
+  in_home "with HOME writable, a missing ~/.zshrc cannot be created" "$H/.zshrc" sh -c 'echo evil >.zshrc'
+  in_home "with HOME writable, no plan can be planted in the plan cache" "$H/.cache/cordon/linux-plans/planted.json" \
+    sh -c 'mkdir -p .cache/cordon/linux-plans && echo {} >.cache/cordon/linux-plans/planted.json'
 done
 finish
