@@ -90,6 +90,14 @@ static int l_seatbelt_policy(lua_State *L) {
   return 2;
 }
 
+static void push_strv(lua_State *L, char *const *v, size_t n) {
+  lua_createtable(L, (int)n, 0);
+  for (size_t i = 0; i < n; i++) {
+    lua_pushstring(L, v[i]);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+}
+
 /* seatbelt_wrap(policy, params, argv) -> the exact argv a Seatbelt request runs, helper fixed. Pure: it
  * checks nothing on disk and runs nothing, so a preview on any machine shows what a Mac would run. */
 static int l_seatbelt_wrap(lua_State *L) {
@@ -109,10 +117,13 @@ static int l_seatbelt_wrap(lua_State *L) {
     cordon_params_free(&params);
     return cordon_lua_fail(L, "invalid_request", "params must be a list of {name, value}");
   }
-  char **out = NULL;
-  size_t n = 0;
+  /* The wrapped argv is owned by a request userdata, so a Lua error while copying it out frees it. */
+  cordon_exec_request *r = lua_newuserdatauv(L, sizeof *r, 0);
+  memset(r, 0, sizeof *r);
+  luaL_setmetatable(L, EXEC_REQUEST);
   cordon_buf msg = CORDON_BUF_INIT;
-  cordon_sandbox_status st = argc ? cordon_seatbelt_wrap(CORDON_SEATBELT_HELPER, policy, &params, argv, argc, &out, &n, &msg)
+  cordon_sandbox_status st = argc ? cordon_seatbelt_wrap(CORDON_SEATBELT_HELPER, policy, &params, argv, argc,
+                                                         &r->argv, &r->argc, &msg)
                                   : CORDON_SANDBOX_INVALID_REQUEST;
   cordon_params_free(&params);
   if (st != CORDON_SANDBOX_OK) {
@@ -120,13 +131,7 @@ static int l_seatbelt_wrap(lua_State *L) {
     return fail_status(L, st, &msg);
   }
   cordon_buf_free(&msg);
-  lua_createtable(L, (int)n, 0);
-  for (size_t i = 0; i < n; i++) {
-    lua_pushstring(L, out[i]);
-    lua_rawseti(L, -2, (lua_Integer)i + 1);
-    free(out[i]);
-  }
-  free(out);
+  push_strv(L, r->argv, r->argc);
   return 1;
 }
 
@@ -183,7 +188,7 @@ static int request_tostring(lua_State *L) {
   luaL_Buffer b;
   luaL_buffinit(L, &b);
   luaL_addstring(&b, "cordon.ExecRequest(");
-  luaL_addstring(&b, r->sandbox_type);
+  luaL_addstring(&b, r->sandbox_type ? r->sandbox_type : "?");
   luaL_addstring(&b, "):");
   for (size_t i = 0; i < r->argc; i++) {
     luaL_addchar(&b, ' ');
@@ -196,14 +201,6 @@ static int request_tostring(lua_State *L) {
   }
   luaL_pushresult(&b);
   return 1;
-}
-
-static void push_strv(lua_State *L, char *const *v, size_t n) {
-  lua_createtable(L, (int)n, 0);
-  for (size_t i = 0; i < n; i++) {
-    lua_pushstring(L, v[i]);
-    lua_rawseti(L, -2, (lua_Integer)i + 1);
-  }
 }
 
 /* The request's table view: what Lua callers and `--json` show. */
