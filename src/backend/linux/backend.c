@@ -112,11 +112,7 @@ static int exec(const cordon_backend *self, const cordon_exec_request *req, cord
   (void)self;
   cordon_lx_status st = cordon_lx_run(req->plan, (const char *const *)req->argv, (const char *const *)req->env,
                                       req->cwd, msg);
-  cordon_buf tmp = CORDON_BUF_INIT;
-  cordon_buf_printf(&tmp, "%s: %s", cordon_lx_status_name(st), msg->data ? msg->data : "");
-  cordon_buf_reset(msg);
-  cordon_buf_puts(msg, tmp.data ? tmp.data : cordon_lx_status_name(st));
-  cordon_buf_free(&tmp);
+  /* `msg` says what failed; the manager adds the failure's name */
   return st == CORDON_LX_NOT_FOUND ? 127 : st == CORDON_LX_NOT_EXECUTABLE ? 126 : 125;
 }
 
