@@ -162,6 +162,20 @@ static cordon_lx_status sandbox_and_exec(const cordon_lx_plan *plan, int abi, co
   return exec_command(argv, env, msg);
 }
 
+/* Best effort runs with what the kernel has; say what that leaves out, once, on stderr. */
+static void warn_best_effort(const cordon_lx_plan *plan, int abi) {
+  if (!plan->best_effort) return;
+  if (abi < 2) dprintf(STDERR_FILENO, "cordon: warning: Landlock ABI %d: renaming and linking across directories "
+                                      "(REFER) is not restricted\n", abi);
+  if (abi < 3) dprintf(STDERR_FILENO, "cordon: warning: Landlock ABI %d: truncating read-only files is not "
+                                      "restricted\n", abi);
+  if (abi < 4 && plan->network_restricted)
+    dprintf(STDERR_FILENO, "cordon: warning: Landlock ABI %d: TCP is restricted by seccomp only\n", abi);
+  if (abi < 6)
+    dprintf(STDERR_FILENO, "cordon: warning: Landlock ABI %d: signals%s to processes outside are not "
+                           "restricted\n", abi, plan->network_restricted ? " and abstract unix sockets" : "");
+}
+
 cordon_lx_status cordon_lx_run(const cordon_lx_plan *plan, const char *const *argv, const char *const *env,
                                const char *cwd, cordon_buf *msg) {
   if (!argv || !argv[0] || !argv[0][0]) {
@@ -172,6 +186,7 @@ cordon_lx_status cordon_lx_run(const cordon_lx_plan *plan, const char *const *ar
   cordon_lx_probe(&pr);
   cordon_lx_status st = cordon_lx_check(&pr, plan->min_abi, plan->best_effort, msg);
   if (st != CORDON_LX_OK) return st;
+  warn_best_effort(plan, pr.abi);
   if (plan->nmounts > 0 && !pr.userns) {
     cordon_buf_puts(msg, "this plan needs a mount namespace, and unprivileged user namespaces are disabled "
                          "here: enable them (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu "
