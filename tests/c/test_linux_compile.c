@@ -472,6 +472,25 @@ static void a_cache_file_others_could_write_is_ignored(void **state) {
   unsetenv("XDG_CACHE_HOME");
 }
 
+static void the_cache_keeps_at_most_64_plans_evicting_the_least_recently_used(void **state) {
+  (void)state;
+  char cache[400], plans[500], cmd[2400], name[200] = "";
+  snprintf(cache, sizeof cache, "%s/xdg3", base);
+  snprintf(plans, sizeof plans, "%s/cordon/linux-plans", cache);
+  snprintf(cmd, sizeof cmd, "mkdir -p '%s' && chmod 700 '%s' '%s/cordon' && cd '%s' && for i in $(seq 70); do "
+           "echo {} > old$i.json; done && touch -d '2 days ago' old*.json", plans, plans, cache, plans);
+  assert_int_equal(system(cmd), 0);
+  setenv("XDG_CACHE_HOME", cache, 1);
+  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
+  free(cached_json(p));
+  assert_int_equal(count_json(plans, name, sizeof name), 64);
+  char *again = cached_json(p);  /* the new plan survived the eviction it caused */
+  assert_int_equal(count_json(plans, name, sizeof name), 64);
+  free(again);
+  cordon_profile_free(p);
+  unsetenv("XDG_CACHE_HOME");
+}
+
 static void every_plan_denies_writing_the_plan_cache(void **state) {
   (void)state;
   char cache[400], root[500];
@@ -511,6 +530,7 @@ int main(void) {
       cmocka_unit_test(the_plan_describes_itself_as_text_and_json),
       cmocka_unit_test(a_cached_plan_is_reused_only_while_the_disk_agrees),
       cmocka_unit_test(a_cache_file_others_could_write_is_ignored),
+      cmocka_unit_test(the_cache_keeps_at_most_64_plans_evicting_the_least_recently_used),
       cmocka_unit_test(every_plan_denies_writing_the_plan_cache),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

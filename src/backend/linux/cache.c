@@ -2,7 +2,7 @@
  *
  * Key: a 128-bit hash of everything the compiler reads except the disk — the policy text and its -D
  * parameters, the profile (resolved entries, protected names, kinds), the match context, the options,
- * the caller's uids, $SSH_AUTH_SOCK and cordon's version. The disk is checked instead: a cached plan
+ * the caller's uids, $SSH_AUTH_SOCK, cordon's version and the identity of the file holding this code. The disk is checked instead: a cached plan
  * keeps every stat the compiler made, and is used only while each one still gives the same answer.
  * Where: $XDG_CACHE_HOME/cordon/linux-plans (default ~/.cache/…), written atomically (temporary file +
  * rename), read only from a directory and a file owned by the caller and writable by nobody else. Every
@@ -10,6 +10,8 @@
  * the next run (invariant 2). */
 #include "backend/linux/linux.h"
 
+#include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -18,10 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CACHE_FORMAT 1
 #define CACHE_MAX_BYTES (16u << 20)
+#define CACHE_MAX_FILES 64  /* a new plan beyond this evicts the least recently used */
 
 bool cordon_lx_cache_root(const cordon_profile_ctx *ctx, char *out, size_t cap) {
   const char *xdg = getenv("XDG_CACHE_HOME");
@@ -58,6 +62,13 @@ static bool make_key(const char *text, const cordon_params *ps, const cordon_pro
   hash128 h = {1469598103934665603ULL, 0x6a09e667f3bcc908ULL};
   feed_str(&h, "cordon linux plan " CORDON_VERSION);
   feed_u(&h, CACHE_FORMAT);
+  /* the compiler that made the plan: any rebuild of the binary or library holding it starts afresh */
+  Dl_info info;
+  struct stat self;
+  if (!dladdr((void *)cordon_lx_compile_cached, &info) || !info.dli_fname || stat(info.dli_fname, &self) != 0)
+    return false;
+  feed_u(&h, (uint64_t)self.st_dev), feed_u(&h, (uint64_t)self.st_ino), feed_u(&h, (uint64_t)self.st_size);
+  feed_u(&h, (uint64_t)self.st_mtim.tv_sec), feed_u(&h, (uint64_t)self.st_mtim.tv_nsec);
   feed_u(&h, (uint64_t)geteuid());
   feed_u(&h, (uint64_t)getuid());
   feed_str(&h, text);
@@ -138,6 +149,55 @@ static cordon_lx_plan *load(const char *root, const char *plans, const char *fil
   return plan;
 }
 
+/* Keeps the cache bounded: beyond CACHE_MAX_FILES plans, the least recently used go (a hit refreshes a
+ * plan's mtime). Stray temporary files older than a minute go too. */
+typedef struct {
+  char name[48];
+  time_t mtime;
+} entry;
+
+static int by_mtime(const void *a, const void *b) {
+  time_t x = ((const entry *)a)->mtime, y = ((const entry *)b)->mtime;
+  return x < y ? -1 : x > y;
+}
+
+static void evict(const char plans[4200]) {
+  DIR *d = opendir(plans);
+  if (!d) return;
+  entry *items = NULL;
+  size_t n = 0, cap = 0;
+  char path[4300];
+  time_t now = time(NULL);
+  for (struct dirent *e; (e = readdir(d));) {
+    struct stat st;
+    size_t len = strlen(e->d_name);
+    if (len >= sizeof items[0].name) continue;  /* not ours */
+    snprintf(path, sizeof path, "%s/%s", plans, e->d_name);
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (strncmp(e->d_name, ".tmp.", 5) == 0) {
+      if (st.st_mtime < now - 60) (void)unlink(path);
+      continue;
+    }
+    if (n == cap) {
+      size_t c = cap ? cap * 2 : 128;
+      entry *p = realloc(items, c * sizeof *p);
+      if (!p) break;
+      items = p, cap = c;
+    }
+    memcpy(items[n].name, e->d_name, len + 1);
+    items[n++].mtime = st.st_mtime;
+  }
+  closedir(d);
+  if (n > CACHE_MAX_FILES) {
+    qsort(items, n, sizeof *items, by_mtime);
+    for (size_t i = 0; i < n - CACHE_MAX_FILES; i++) {
+      snprintf(path, sizeof path, "%s/%s", plans, items[i].name);
+      (void)unlink(path);
+    }
+  }
+  free(items);
+}
+
 static void store(const char *root, const char plans[4200], const char *file, const char *key, const cordon_lx_plan *p) {
   if (!p->record) return;  /* observations incomplete (out of memory): never cache */
   (void)mkdir(plans, 0700);
@@ -161,6 +221,7 @@ static void store(const char *root, const char plans[4200], const char *file, co
       bool written = json_dumpfd(doc, fd, JSON_COMPACT) == 0;
       written = close(fd) == 0 && written;
       if (!written || rename(tmp, file) != 0) (void)unlink(tmp);
+      else evict(plans);
     }
   }
   json_decref(obs);
@@ -177,7 +238,10 @@ cordon_lx_status cordon_lx_compile_cached(const char *text, const cordon_params 
     return cordon_lx_compile_text(text, ps, profile, ctx, best_effort, private_tmp, false, out, msg);
   snprintf(plans, sizeof plans, "%s/linux-plans", root);
   snprintf(file, sizeof file, "%s/%s.json", plans, key);
-  if ((*out = load(root, plans, file, key))) return CORDON_LX_OK;
+  if ((*out = load(root, plans, file, key))) {
+    (void)utimensat(AT_FDCWD, file, NULL, AT_SYMLINK_NOFOLLOW);  /* recently used: evicted last */
+    return CORDON_LX_OK;
+  }
   /* the cache root exists before compiling, so the deny protecting it is a mask, never a placeholder */
   char parent[4096];
   snprintf(parent, sizeof parent, "%s", root);

@@ -97,7 +97,9 @@ static bool mask_missing(lx_compiler *cc, const lx_node *n, const walk_state *s,
     }
     memcpy(first, parent, strlen(parent) + 1);
   }
-  bool is_dir = strcmp(first, n->path) != 0 || n->dir_hint;
+  /* Always a directory, even where a file is expected: tools that list a tree (git add -A) skip an empty
+   * directory, so a placeholder never ends up in the user's commits. */
+  bool is_dir = true;
   cordon_mount m = {.kind = (want_self & CORDON_LX_READ) ? CORDON_MOUNT_BIND : CORDON_MOUNT_HIDE,
                     .path = first, .is_dir = is_dir, .read_only = true, .placeholder = true,
                     .source = (char *)n->source,
