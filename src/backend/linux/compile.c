@@ -35,7 +35,7 @@ static const char *const user_sockets[] = {"docker.sock", "podman/podman.sock", 
  * policy can still take them away. */
 static const char *const device_files[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", NULL};
 
-static bool add_node(lx_compiler *cc, const char *raw, const char *source, bool dir_hint) {
+static bool add_node(lx_compiler *cc, const char *raw, const char *source) {
   char norm[CORDON_PATH_MAX];
   if (!raw || raw[0] != '/' || cordon_path_normalize(raw, norm, sizeof norm) != CORDON_PATH_OK) return true;
   if (cc->nnodes == cc->nodes_cap) {
@@ -47,7 +47,7 @@ static bool add_node(lx_compiler *cc, const char *raw, const char *source, bool 
   }
   char *copy = strdup(norm);
   if (!copy) return false;
-  cc->nodes[cc->nnodes++] = (lx_node){copy, source, dir_hint};
+  cc->nodes[cc->nnodes++] = (lx_node){copy, source};
   return true;
 }
 
@@ -57,7 +57,7 @@ static bool nodes_from_filter(lx_compiler *cc, const cordon_filter *f, const cha
   if (f->kind == CORDON_F_PATH && f->nargs == 1) {
     const char *s = lx_arg(&cc->rules, &f->args[0]);
     if (s && (f->match == CORDON_MATCH_LITERAL || f->match == CORDON_MATCH_SUBPATH))
-      return add_node(cc, s, source, f->match == CORDON_MATCH_SUBPATH);
+      return add_node(cc, s, source);
     char lit[CORDON_PATH_MAX];
     size_t n = 0;
     if (s && f->match == CORDON_MATCH_PREFIX) n = (size_t)snprintf(lit, sizeof lit, "%s", s);
@@ -66,7 +66,7 @@ static bool nodes_from_filter(lx_compiler *cc, const cordon_filter *f, const cha
       char *slash = strrchr(lit, '/');
       if (slash) {
         *(slash == lit ? slash + 1 : slash) = '\0';
-        return add_node(cc, lit, source, true);
+        return add_node(cc, lit, source);
       }
     }
     return true;
@@ -128,7 +128,7 @@ static bool recognise_protected_regexes(lx_compiler *cc) {
 static bool add_rule_and_node(lx_compiler *cc, cordon_action a, unsigned classes, const char *path, bool subtree,
                               const char *source) {
   if (!lx_rules_add_path(&cc->rules, a, classes, path, subtree, source)) return false;
-  return add_node(cc, path, cc->rules.items[cc->rules.count - 1].source, subtree);
+  return add_node(cc, path, cc->rules.items[cc->rules.count - 1].source);
 }
 
 static bool protect_root(lx_compiler *cc, const char *root) {
@@ -244,7 +244,7 @@ static cordon_lx_status build(lx_compiler *cc, cordon_buf *msg) {
     cordon_buf_puts(msg, "the profile's entries cannot be resolved against the context");
     return CORDON_LX_INVALID;
   }
-  bool ok = add_node(cc, "/", "policy", true) && lx_rules_add_default(&cc->rules, CORDON_DENY);
+  bool ok = add_node(cc, "/", "policy") && lx_rules_add_default(&cc->rules, CORDON_DENY);
   char src[CORDON_PATH_MAX + 64];
   for (size_t i = 0; ok && device_files[i]; i++)
     ok = add_rule_and_node(cc, CORDON_ALLOW, CORDON_LX_READ | CORDON_LX_WRITE, device_files[i], false,

@@ -7,7 +7,6 @@
 typedef struct {
   char *path;          /* normalized absolute path (owned) */
   const char *source;  /* the first rule naming it (owned by the rule set) */
-  bool dir_hint;       /* named by a subpath: a placeholder for it is a directory */
 } lx_node;
 
 typedef struct {
