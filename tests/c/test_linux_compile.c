@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "backend/linux/landlock.h"
@@ -147,8 +149,7 @@ static void profile_alone_grants_only_what_it_lists(void **state) {
   assert_non_null(rule_at(plan, "/dev/null"));
   assert_true(plan->network_restricted);
   assert_true(plan->scope_signals && plan->scope_abstract_unix);
-  cordon_lx_plan_free(plan);
-  cordon_profile_free(p);
+  cordon_lx_plan_free(plan), cordon_profile_free(p);
 }
 
 static void a_denied_secret_inside_a_readable_tree_is_hidden(void **state) {
@@ -164,8 +165,7 @@ static void a_denied_secret_inside_a_readable_tree_is_hidden(void **state) {
   assert_true(m->is_dir);
   assert_false(m->placeholder);
   assert_non_null(strstr(m->source, "profile: deny"));
-  cordon_lx_plan_free(plan);
-  cordon_profile_free(p);
+  cordon_lx_plan_free(plan), cordon_profile_free(p);
 }
 
 static void protected_git_paths_become_read_only_binds_and_their_ancestor_is_pinned(void **state) {
@@ -183,8 +183,7 @@ static void protected_git_paths_become_read_only_binds_and_their_ancestor_is_pin
   assert_false(pin->read_only);  /* git commit still writes objects, index and refs */
   /* outer mounts come first */
   assert_true(pin < hooks && pin < cfg);
-  cordon_lx_plan_free(plan);
-  cordon_profile_free(p);
+  cordon_lx_plan_free(plan), cordon_profile_free(p);
 }
 
 static void a_missing_protected_path_is_masked_at_its_first_missing_component(void **state) {
@@ -223,9 +222,7 @@ static void policy_literals_grant_files_and_subpaths_grant_trees_with_their_sour
   assert_string_equal(d->source, "t.sb:3:1");
   assert_null(rule_at(plan, home));
   assert_false(plan->network_restricted);
-  cordon_lx_plan_free(plan);
-  cordon_policy_free(pol);
-  cordon_profile_free(p);
+  cordon_lx_plan_free(plan), cordon_policy_free(pol), cordon_profile_free(p);
 }
 
 static void a_literal_on_a_directory_is_not_granted_because_landlock_would_grant_its_subtree(void **state) {
@@ -237,9 +234,7 @@ static void a_literal_on_a_directory_is_not_granted_because_landlock_would_grant
   cordon_lx_plan *plan = compile(pol, p, NULL, 0);
   assert_null(rule_at(plan, home));
   assert_true(noted(plan, "policy", "literal rule"));
-  cordon_lx_plan_free(plan);
-  cordon_policy_free(pol);
-  cordon_profile_free(p);
+  cordon_lx_plan_free(plan), cordon_policy_free(pol), cordon_profile_free(p);
 }
 
 static void an_allow_regex_is_dropped_and_reported_with_its_source(void **state) {
@@ -253,9 +248,7 @@ static void an_allow_regex_is_dropped_and_reported_with_its_source(void **state)
   cordon_lx_plan *plan = compile(pol, p, NULL, 0);
   assert_null(rule_at(plan, at(home, "docs")));
   assert_true(noted(plan, "t.sb:7:1", "not granted"));
-  cordon_lx_plan_free(plan);
-  cordon_policy_free(pol);
-  cordon_profile_free(p);
+  cordon_lx_plan_free(plan), cordon_policy_free(pol), cordon_profile_free(p);
 }
 
 static void a_deny_regex_inside_an_allowed_tree_errs_toward_less_access(void **state) {
@@ -275,9 +268,7 @@ static void a_deny_regex_inside_an_allowed_tree_errs_toward_less_access(void **s
   assert_int_equal(m->kind, CORDON_MOUNT_HIDE);
   assert_null(mount_at(plan, at(home, "docs")));
   assert_true(noted(plan, "t.sb:3:1", "denied there"));
-  cordon_lx_plan_free(plan);
-  cordon_policy_free(pol);
-  cordon_profile_free(p);
+  cordon_lx_plan_free(plan), cordon_policy_free(pol), cordon_profile_free(p);
 }
 
 static void a_protected_metadata_regex_becomes_masks_instead_of_a_read_only_workdir(void **state) {
@@ -295,9 +286,7 @@ static void a_protected_metadata_regex_becomes_masks_instead_of_a_read_only_work
   assert_null(mount_at(plan, work) ? (mount_at(plan, work)->read_only ? work : NULL) : NULL);
   assert_non_null(mount_at(plan, at(work, ".git/hooks")));
   assert_true(noted(plan, "t.sb:9:1", "protected-metadata"));
-  cordon_lx_plan_free(plan);
-  cordon_policy_free(pol);
-  cordon_profile_free(p);
+  cordon_lx_plan_free(plan), cordon_policy_free(pol), cordon_profile_free(p);
 }
 
 static void an_unrestricted_filesystem_has_no_landlock_rules(void **state) {
@@ -309,8 +298,7 @@ static void an_unrestricted_filesystem_has_no_landlock_rules(void **state) {
   assert_int_equal(plan->nrules, 0);
   assert_int_equal(plan->nmounts, 0);
   assert_true(plan->network_restricted);
-  cordon_lx_plan_free(plan);
-  cordon_profile_free(p);
+  cordon_lx_plan_free(plan), cordon_profile_free(p);
 }
 
 static void private_tmp_mounts_a_fresh_tmpfs_on_tmp(void **state) {
@@ -389,8 +377,7 @@ static void the_plan_describes_itself_as_text_and_json(void **state) {
   assert_non_null(strstr(json, "\"kind\":\"hide\""));
   free(json);
   cordon_buf_free(&b);
-  cordon_lx_plan_free(plan);
-  cordon_profile_free(p);
+  cordon_lx_plan_free(plan), cordon_profile_free(p);
 }
 
 static size_t count_json(const char *dir, char *last, size_t cap) {
@@ -472,6 +459,64 @@ static void a_cache_file_others_could_write_is_ignored(void **state) {
   unsetenv("XDG_CACHE_HOME");
 }
 
+static void write_allowed_again_inside_a_read_only_mask_gets_a_writable_bind(void **state) {
+  (void)state;
+  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
+  cordon_policy *pol = cordon_policy_new();
+  ir_rule(pol, CORDON_DENY, "file-write*", "subpath", at(work, "src"), false, 4);
+  ir_rule(pol, CORDON_ALLOW, "file-write*", "literal", at(work, "src/a.c"), false, 5);
+  cordon_lx_plan *plan = compile(pol, p, NULL, 0);
+  const cordon_mount *ro = mount_at(plan, at(work, "src")), *rw = mount_at(plan, at(work, "src/a.c"));
+  assert_non_null(ro);
+  assert_non_null(rw);
+  assert_true(ro->read_only);
+  assert_false(rw->read_only);
+  assert_true(ro < rw);  /* the outer mask first, so the recursive bind keeps the inner one */
+  cordon_lx_plan_free(plan), cordon_policy_free(pol), cordon_profile_free(p);
+}
+
+static void exec_denied_inside_an_executable_tree_is_a_noexec_bind(void **state) {
+  (void)state;
+  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
+  cordon_policy *pol = cordon_policy_new();
+  ir_rule(pol, CORDON_DENY, "process-exec*", "subpath", at(work, "src"), false, 6);
+  cordon_lx_plan *plan = compile(pol, p, NULL, 0);
+  const cordon_mount *m = mount_at(plan, at(work, "src"));
+  assert_non_null(m);
+  assert_true(m->no_exec);
+  assert_false(m->read_only);
+  cordon_lx_plan_free(plan), cordon_policy_free(pol), cordon_profile_free(p);
+}
+
+static void an_agent_socket_is_masked_unless_the_policy_reaches_it(void **state) {
+  (void)state;
+  char sock[400];
+  snprintf(sock, sizeof sock, "%s/agent.sock", base);
+  int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  struct sockaddr_un sa = {.sun_family = AF_UNIX};
+  assert_true(strlen(sock) < sizeof sa.sun_path);
+  memcpy(sa.sun_path, sock, strlen(sock) + 1);
+  assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+  setenv("SSH_AUTH_SOCK", sock, 1);
+  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_ENABLED);
+  cordon_lx_plan *plan = compile(NULL, p, NULL, 0);
+  const cordon_mount *m = mount_at(plan, sock);
+  assert_non_null(m);
+  assert_int_equal(m->kind, CORDON_MOUNT_HIDE);
+  cordon_lx_plan_free(plan);
+  /* an integration that allows reaching it (network-outbound to that path) keeps it reachable */
+  cordon_policy *pol = cordon_policy_new();
+  ir_rule(pol, CORDON_ALLOW, "network-outbound", "literal", sock, false, 8);
+  plan = compile(pol, p, NULL, 0);
+  assert_null(mount_at(plan, sock));
+  cordon_lx_plan_free(plan);
+  cordon_policy_free(pol);
+  cordon_profile_free(p);
+  unsetenv("SSH_AUTH_SOCK");
+  close(fd);
+  unlink(sock);
+}
+
 static void the_cache_keeps_at_most_64_plans_evicting_the_least_recently_used(void **state) {
   (void)state;
   char cache[400], plans[500], cmd[2400], name[200] = "";
@@ -528,6 +573,9 @@ int main(void) {
       cmocka_unit_test(the_kernel_check_gives_hints_a_user_can_act_on),
       cmocka_unit_test(rights_follow_the_abi_and_drop_directory_rights_on_files),
       cmocka_unit_test(the_plan_describes_itself_as_text_and_json),
+      cmocka_unit_test(write_allowed_again_inside_a_read_only_mask_gets_a_writable_bind),
+      cmocka_unit_test(exec_denied_inside_an_executable_tree_is_a_noexec_bind),
+      cmocka_unit_test(an_agent_socket_is_masked_unless_the_policy_reaches_it),
       cmocka_unit_test(a_cached_plan_is_reused_only_while_the_disk_agrees),
       cmocka_unit_test(a_cache_file_others_could_write_is_ignored),
       cmocka_unit_test(the_cache_keeps_at_most_64_plans_evicting_the_least_recently_used),

@@ -134,10 +134,15 @@ bool lx_rules_add_path(lx_rules *rs, cordon_action a, unsigned classes, const ch
   lx_xrule *x = &rs->items[rs->count];
   memset(x, 0, sizeof *x);
   x->action = a;
-  /* Synthetic rules name every level but default, so their place in the list alone decides against
-   * IR rules: allows go first (any later policy rule wins), denies last (they win). */
+  /* Synthetic allows go first and name only the wildcard level (file-read*, file-write*; process-exec*
+   * for exec), as the Seatbelt profile section writes them: a later policy rule on the same level wins,
+   * and so does any rule on a more specific operation. Synthetic denies go last and name every level but
+   * default, so nothing in the policy overrides them. */
   for (int c = 0; c < LX_CLASSES; c++)
-    if (classes & (1u << c)) x->levels[c] = c == 4 ? 0x3 : 0x7;
+    if (classes & (1u << c)) {
+      if (a == CORDON_ALLOW) x->levels[c] = c == 4 ? 0x1 : 0x2;
+      else x->levels[c] = c == 4 ? 0x3 : 0x7;
+    }
   x->path = strdup(path);
   x->subtree = subtree;
   x->source = strdup(source);
