@@ -36,6 +36,7 @@ for u in $USERS; do
   fails landlock_create_ruleset 95 "Landlock disabled at boot (EOPNOTSUPP): the hint names lsm=" "lsm="
   fails landlock_restrict_self 1 "Landlock refusing to enforce: exit 125, command not run" "landlock_restrict_self"
   fails unshare 1 "no mount namespace: exit 125, command not run" "unshare"
+  check "$u: after a failed unshare the placeholders still go away" eventually_absent "$W/.agents"
   fails mount 1 "a mask that cannot be mounted: exit 125, command not run" "mount"
   fails seccomp 22 "seccomp refusing the filter: exit 125, command not run" "seccomp"
   # and the same command runs when nothing is injected, so the checks above test the failure

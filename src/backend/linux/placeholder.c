@@ -73,6 +73,8 @@ static _Noreturn void cleaner(const cordon_lx_plan *plan, const bool *created, c
   uint64_t ino = 0;
   if (read(rfd, &ino, sizeof ino) != (ssize_t)sizeof ino) ino = 0;  /* EOF: no namespace was made */
   close(rfd);
+  struct stat own;  /* never wait for the namespace everyone else lives in */
+  if (stat("/proc/self/ns/mnt", &own) == 0 && (uint64_t)own.st_ino == ino) ino = 0;
   wait_for_exit(pid);
   while (ino && namespace_alive((ino_t)ino)) nap(100);
   for (size_t i = plan->nmounts; i-- > 0;)
@@ -150,10 +152,10 @@ cordon_lx_status cordon_lx_placeholders_start(const cordon_lx_plan *plan, int *n
   return st;
 }
 
-void cordon_lx_placeholders_notify(int notify_fd) {
+void cordon_lx_placeholders_notify(int notify_fd, bool entered) {
   if (notify_fd < 0) return;
   struct stat st;
-  uint64_t ino = stat("/proc/self/ns/mnt", &st) == 0 ? (uint64_t)st.st_ino : 0;
+  uint64_t ino = entered && stat("/proc/self/ns/mnt", &st) == 0 ? (uint64_t)st.st_ino : 0;
   if (write(notify_fd, &ino, sizeof ino) != (ssize_t)sizeof ino) {}  /* the cleaner then waits for us only */
   close(notify_fd);
 }

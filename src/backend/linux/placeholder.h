@@ -16,6 +16,7 @@
  * runtime reports the sandbox's mount namespace on (cordon_lx_placeholders_notify), closed on exec. */
 cordon_lx_status cordon_lx_placeholders_start(const cordon_lx_plan *plan, int *notify_fd, cordon_buf *msg);
 
-/* Tells the cleaner which mount namespace to wait for (call right after unshare). */
-void cordon_lx_placeholders_notify(int notify_fd);
+/* Tells the cleaner which mount namespace to wait for: call right after unshare, with `entered` false
+ * when it failed (then there is no namespace to wait for, only this process). Closes notify_fd. */
+void cordon_lx_placeholders_notify(int notify_fd, bool entered);
 #endif

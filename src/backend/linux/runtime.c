@@ -44,17 +44,23 @@ static bool can_mount(void) {
   return syscall(SYS_capget, &hdr, data) == 0 && (data[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32)));
 }
 
-static cordon_lx_status enter_namespaces(cordon_buf *msg) {
+/* Enters the namespaces; right after the unshare (whatever follows) tells the placeholder cleaner which
+ * mount namespace to wait for, or that none was made. */
+static cordon_lx_status enter_namespaces(int notify_fd, cordon_buf *msg) {
   uid_t uid = geteuid();
   gid_t gid = getegid();
   if (can_mount()) {
-    if (unshare(CLONE_NEWNS) != 0) {
+    int rc = unshare(CLONE_NEWNS);
+    cordon_lx_placeholders_notify(notify_fd, rc == 0);
+    if (rc != 0) {
       cordon_buf_printf(msg, "unshare(mount namespace): %s", strerror(errno));
       return CORDON_LX_SETUP_FAILED;
     }
     return CORDON_LX_OK;
   }
-  if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
+  int rc = unshare(CLONE_NEWUSER | CLONE_NEWNS);
+  cordon_lx_placeholders_notify(notify_fd, rc == 0);
+  if (rc != 0) {
     cordon_buf_printf(msg, "unshare(user + mount namespace): %s; unprivileged user namespaces may be off: "
                            "check sysctl kernel.unprivileged_userns_clone, user.max_user_namespaces and, on "
                            "Ubuntu, kernel.apparmor_restrict_unprivileged_userns", strerror(errno));
@@ -139,9 +145,7 @@ static cordon_lx_status sandbox_and_exec(const cordon_lx_plan *plan, int abi, co
                                          const char *const *env, const char *cwd, int notify_fd, cordon_buf *msg) {
   cordon_lx_status st;
   if (plan->nmounts > 0) {
-    st = enter_namespaces(msg);
-    cordon_lx_placeholders_notify(notify_fd);
-    if (st != CORDON_LX_OK) return st;
+    if ((st = enter_namespaces(notify_fd, msg)) != CORDON_LX_OK) return st;
     if ((st = cordon_lx_mounts_apply(plan, msg)) != CORDON_LX_OK) return st;
   }
   if (cwd && chdir(cwd) != 0) {
