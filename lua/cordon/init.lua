@@ -15,6 +15,7 @@ local lazy = {
   session = "cordon.c.session",
   yaml = "cordon.c.yaml",
   sandbox = "cordon.c.sandbox",
+  json = "cordon.c.json",
 }
 
 -- Entry points that are functions of a Lua module: cordon.compile_legacy(mode, opts) and so on.

@@ -15,7 +15,8 @@ static const luaL_Reg c_modules[] = {
   {"cordon.c.writer", cordon_open_writer},   {"cordon.c.manager", cordon_open_manager},
   {"cordon.c.sbpl", cordon_open_sbpl},       {"cordon.c.yaml", cordon_open_yaml},
   {"cordon.c.sandbox", cordon_open_sandbox}, {"cordon.c.sys", cordon_open_sys},
-  {"cordon.c.linux", cordon_open_linux},     {NULL, NULL},
+  {"cordon.c.linux", cordon_open_linux},     {"cordon.c.json", cordon_open_json},
+  {NULL, NULL},
 };
 
 static const cordon_embedded_file *find_embedded(const cordon_embedded_file *table, const char *name) {
