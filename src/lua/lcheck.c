@@ -111,83 +111,6 @@ static cordon_decider *decider_for(lua_State *L, cordon_policy *p) {
   return u->d;
 }
 
-/* ---- IR rule -> Lua table (docs/architecture.md, "IR rule") -------------------------------------- */
-
-static void push_arg(lua_State *L, const cordon_arg *a) {
-  if (a->is_param) {
-    lua_createtable(L, 0, 1);
-    lua_pushstring(L, a->text);
-    lua_setfield(L, -2, "param");
-  } else {
-    lua_pushstring(L, a->text);
-  }
-}
-
-static void push_filter(lua_State *L, const cordon_filter *f) {
-  luaL_checkstack(L, 4, "filter too deep");
-  lua_createtable(L, (int)(1 + f->nargs + f->nchildren), 0);
-  int i = 1;
-  lua_pushstring(L, f->name);
-  lua_rawseti(L, -2, i++);
-  for (size_t k = 0; k < f->nargs; k++) {
-    push_arg(L, &f->args[k]);
-    lua_rawseti(L, -2, i++);
-  }
-  for (size_t k = 0; k < f->nchildren; k++) {
-    push_filter(L, f->children[k]);
-    lua_rawseti(L, -2, i++);
-  }
-}
-
-static void push_rule(lua_State *L, const cordon_rule *r) {
-  lua_createtable(L, 0, 7);
-  lua_pushstring(L, cordon_action_name(r->action));
-  lua_setfield(L, -2, "action");
-  lua_createtable(L, (int)r->nops, 0);
-  for (size_t i = 0; i < r->nops; i++) {
-    lua_pushstring(L, r->ops[i]);
-    lua_rawseti(L, -2, (lua_Integer)i + 1);
-  }
-  lua_setfield(L, -2, "ops");
-  lua_newtable(L);
-  const cordon_filter *f = r->filter;
-  if (f && f->kind == CORDON_F_ALL && !f->nargs) { /* the implicit group: its children side by side */
-    for (size_t i = 0; i < f->nchildren; i++) {
-      push_filter(L, f->children[i]);
-      lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-  } else if (f) {
-    push_filter(L, f);
-    lua_rawseti(L, -2, 1);
-  }
-  lua_setfield(L, -2, "filters");
-  lua_createtable(L, (int)r->nmods, 0);
-  for (size_t i = 0; i < r->nmods; i++) {
-    lua_createtable(L, 2, 0);
-    lua_pushstring(L, r->mods[i].name);
-    lua_rawseti(L, -2, 1);
-    if (r->mods[i].arg) {
-      lua_pushstring(L, r->mods[i].arg);
-      lua_rawseti(L, -2, 2);
-    }
-    lua_rawseti(L, -2, (lua_Integer)i + 1);
-  }
-  lua_setfield(L, -2, "modifiers");
-  cordon_buf w = CORDON_BUF_INIT;
-  cordon_rule_where(r, &w);
-  lua_pushstring(L, cordon_buf_str(&w) ? cordon_buf_str(&w) : "");
-  cordon_buf_free(&w);
-  lua_setfield(L, -2, "source");
-  if (r->text) {
-    lua_pushstring(L, r->text);
-    lua_setfield(L, -2, "text");
-  }
-  if (r->comment) {
-    lua_pushstring(L, r->comment);
-    lua_setfield(L, -2, "comment");
-  }
-}
-
 /* ---- decide ------------------------------------------------------------------------------------- */
 
 #define MAX_FACTS 64
@@ -262,7 +185,7 @@ static int l_decide(lua_State *L) {
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
   int chain = lua_gettop(L);
-  if (dec.by == CORDON_BY_RULE) push_rule(L, dec.rule);
+  if (dec.by == CORDON_BY_RULE) cordon_lua_pushrule(L, dec.rule);
   else lua_pushvalue(L, chain);
   /* third: details */
   lua_createtable(L, 0, 6);

@@ -46,16 +46,12 @@ void cordon_lua_pushfilter(lua_State *L, const cordon_filter *f) {
 
 /* The implicit group the reader makes for several filters in one rule has no location (line 0); the
  * table form lists its children side by side, as they were written. */
+/* A rule's filters in the table form, where a list means all-of. Filters side by side in SBPL text mean
+ * any-of, and the evaluator groups them in one require-any; it is shown as that one entry, so a table
+ * read back and written again still means what the text meant. */
 static void push_filters(lua_State *L, const cordon_filter *f) {
   lua_newtable(L);
   if (!f) return;
-  if (f->kind == CORDON_F_ANY && f->loc.line == 0) {
-    for (size_t k = 0; k < f->nchildren; k++) {
-      cordon_lua_pushfilter(L, f->children[k]);
-      lua_rawseti(L, -2, (lua_Integer)k + 1);
-    }
-    return;
-  }
   cordon_lua_pushfilter(L, f);
   lua_rawseti(L, -2, 1);
 }

@@ -20,7 +20,8 @@ t.test("parse returns a policy whose rules have the documented table form", func
   local rules = p:rules()
   t.same(rules[1], { action = "deny", ops = { "default" }, filters = {}, modifiers = {},
                      source = "p.sb:2:1", text = "(deny default)" })
-  t.same(rules[2].filters, { { "subpath", "/Users/u/.config" }, { "literal", "/dev/null" } })
+  -- side by side in the text means any-of; the table form says so explicitly (a list means all-of)
+  t.same(rules[2].filters, { { "require-any", { "subpath", "/Users/u/.config" }, { "literal", "/dev/null" } } })
   t.eq(rules[2].source, "p.sb:4:1")
   t.eq(rules[3].ops[1], "process-exec*", "aliases expand")
   t.same(rules[3].modifiers, { { "report" } })
@@ -130,6 +131,13 @@ t.test("a 150 KB policy of helpers, params and regexes evaluates to every rule i
     print(string.format("parse: %d bytes, %d rules, best of 10: %.2f ms", #text, rules, best * 1000))
   end
   t.eq(rules, 3 * i + 1)
+end)
+
+t.test("rules read from text and written again keep their meaning", function()
+  local p = assert(sbpl.parse('(version 1)(allow file-read* (literal "/a") (literal "/b"))', "x.sb"))
+  local again = assert(sbpl.parse("(version 1)\n" .. sbpl.write(p:rules()), "y.sb"))
+  t.eq((again:decide("file-read-data", "/b")), "allow")
+  t.eq((again:decide("file-read-data", "/c")), "deny")
 end)
 
 return t.finish()
