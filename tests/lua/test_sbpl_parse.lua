@@ -134,7 +134,7 @@ t.test("a 150 KB policy of helpers, params and regexes evaluates to every rule i
 end)
 
 t.test("rules read from text and written again keep their meaning", function()
-  local p = assert(sbpl.parse('(version 1)(allow file-read* (literal "/a") (literal "/b"))', "x.sb"))
+  local p = assert(sbpl.parse('(version 1)(deny default)(allow file-read* (literal "/a") (literal "/b"))', "x.sb"))
   local again = assert(sbpl.parse("(version 1)\n" .. sbpl.write(p:rules()), "y.sb"))
   t.eq((again:decide("file-read-data", "/b")), "allow")
   t.eq((again:decide("file-read-data", "/c")), "deny")
