@@ -92,10 +92,14 @@ static void finding(linter *l, cordon_diag_severity sev, const char *code, cordo
   va_end(ap);
 }
 
+/* Where a finding about filter `f` of rule `r` is reported: the filter itself, unless it was built in
+ * another file than the rule, by a helper such as (home-subpath …) defined in a tree's 00-base.sb.
+ * The mistake is then in the call, which the rule's place points at, not in the helper's body. */
 static cordon_loc filter_loc(const cordon_filter *f, const cordon_rule *r) {
   if (!f || !f->loc.line) return r->loc;
   cordon_loc loc = f->loc;
   if (!loc.file) loc.file = r->loc.file;
+  if (r->loc.file && loc.file != r->loc.file && strcmp(loc.file, r->loc.file) != 0) return r->loc;
   return loc;
 }
 

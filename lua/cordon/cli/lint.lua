@@ -2,6 +2,12 @@
 -- One line per finding, "FILE:LINE:COL: SEVERITY: message [code]", sorted by place; the codes are
 -- stable and documented in docs/lint.md. Exit status: 0 nothing reported, 1 findings, 125 when a file
 -- cannot be read (the other files are still linted).
+--
+-- A fragment of a profile tree is not a profile on its own: it uses the helpers (HOME_DIR,
+-- home-subpath, …) that the tree's 00-base.sb defines. So a file with a 00-base.sb in its own or an
+-- ancestor directory is linted with that base evaluated first (its *prelude*), and the base's own
+-- findings are left out of the fragment's report. --prelude names preludes explicitly, --no-prelude
+-- lints the file alone.
 local args = require "cordon.cli.args"
 local cli = require "cordon.cli"
 
@@ -11,9 +17,18 @@ M.spec = {
   { "define", short = "D", value = true, list = true, metavar = "KEY=VALUE",
     help = "a (param \"KEY\") value; undefined parameters stay symbolic" },
   { "import-dir", value = true, list = true, metavar = "DIR", help = "search DIR for (import …)" },
+  { "prelude", value = true, list = true, metavar = "FILE",
+    help = "evaluate FILE before each file (its definitions count, its findings are not reported)" },
+  { "no-prelude", help = "lint each file alone, even inside a profile tree" },
   { "json", help = "print the findings as a JSON array" },
   { "help", short = "h", help = "show this help" },
 }
+
+-- The name of the file that founds a profile tree, and the -D values a fragment is linted with when a
+-- prelude needs them and no -D gave one. They are plainly not real paths, so a message that quotes
+-- one reads as what it is; HOME_DIR and WORKDIR are disjoint, so no relation between rules is invented.
+M.BASE_NAME = "00-base.sb"
+M.PLACEHOLDERS = { { "HOME_DIR", "/HOME_DIR" }, { "WORKDIR", "/WORKDIR" } }
 
 local function usage()
   return "usage: cordon lint [OPTIONS] FILE...\n\n"
@@ -21,8 +36,11 @@ local function usage()
     .. "filters and modifiers, and the traps of Seatbelt: trailing slashes, unanchored deny regexes,\n"
     .. "(local …) on network-outbound, hosts other than * and localhost, a deny on a coarser or finer\n"
     .. "operation than the allow it should beat, rules shadowed by later ones, (with no-sandbox), and\n"
-    .. "strings too long for sandbox-exec. Codes: docs/lint.md. Exit status: 0 clean, 1 findings,\n"
-    .. "125 unreadable file.\n\noptions:\n" .. args.help(M.spec) .. "\n"
+    .. "strings too long for sandbox-exec. A file inside a profile tree (a " .. M.BASE_NAME .. " in its own\n"
+    .. "or an ancestor directory) is linted with that base evaluated first, HOME_DIR and WORKDIR set to\n"
+    .. "the placeholders /HOME_DIR and /WORKDIR unless -D gives them. Codes: docs/lint.md.\n"
+    .. "Exit status: 0 clean, 1 findings, 125 unreadable file or bad options.\n\noptions:\n"
+    .. args.help(M.spec) .. "\n"
 end
 
 -- "-DKEY=VALUE" in one word becomes "-D" "KEY=VALUE" for the parser.
@@ -63,14 +81,127 @@ local function header_params(text, params)
   return out
 end
 
-local function lint_file(path, params, opts)
+local function read_text(path)
   local fh, err = io.open(path, "rb")
   if not fh then return nil, "cannot read " .. tostring(err) end
   local text = fh:read("a")
   fh:close()
   if not text then return nil, "cannot read " .. path end
+  return text
+end
+
+local function is_file(path)
+  local st = require("cordon.c.sys").stat(path)
+  return st ~= nil and st.type == "file"
+end
+
+-- The path as an absolute name, without resolving links: the name findings will carry.
+local function absolute(path)
+  if path:sub(1, 1) == "/" then return path end
+  local cwd = require("cordon.c.sys").getcwd()
+  if not cwd then return nil end
+  return (cwd == "/" and "" or cwd) .. "/" .. path
+end
+
+-- The base of the profile tree `path` sits in: the nearest 00-base.sb in its own directory or above.
+-- A base is never its own prelude.
+function M.find_base(path)
+  local sys = require "cordon.c.sys"
+  local real = sys.realpath(path)
+  if not real or real:match("[^/]*$") == M.BASE_NAME then return nil end
+  local dir = real:match("^(.*)/[^/]*$")
+  while dir do
+    local candidate = dir .. "/" .. M.BASE_NAME
+    if is_file(candidate) then return candidate end
+    if dir == "" then return nil end
+    dir = dir:match("^(.*)/[^/]*$")
+  end
+  return nil
+end
+
+-- Which preludes `path` is linted with: --no-prelude none, --prelude exactly those, else its tree's base.
+local function preludes_for(path, opts)
+  if opts["no-prelude"] then return {} end
+  if opts.prelude then return opts.prelude_abs end
+  local base = M.find_base(path)
+  return base and { base } or {}
+end
+
+local function by_place(a, b)
+  if a.file ~= b.file then return a.file < b.file end
+  if a.line ~= b.line then return a.line < b.line end
+  if a.col ~= b.col then return a.col < b.col end
+  return a.order < b.order
+end
+
+-- Lints `text` (the file `path`) after its preludes: one SBPL text imports each prelude and then the
+-- file, by absolute name, so every rule keeps its own file:line:col. Findings located in a prelude are
+-- dropped; the file's own absolute name is given back as the name the user wrote.
+local function lint_with_preludes(path, text, preludes, params, opts)
   local sbpl = require "cordon.sbpl"
-  local p, perr = sbpl.parse(text, path, header_params(text, params), { import_dirs = opts["import-dir"] or {}, symbolic_params = true })
+  local abs = absolute(path)
+  if not abs then return nil, "cannot resolve " .. path .. " against the current directory" end
+  local given = {}
+  for _, kv in ipairs(params) do given[kv[1]] = true end
+  local all = {}
+  for _, kv in ipairs(M.PLACEHOLDERS) do
+    if not given[kv[1]] then all[#all + 1] = kv end
+  end
+  for _, kv in ipairs(params) do all[#all + 1] = kv end
+  local lines, in_prelude = {}, {}
+  local sys = require "cordon.c.sys"
+  local real = sys.realpath(abs)
+  for _, pre in ipairs(preludes) do
+    if sys.realpath(pre) ~= real then -- a prelude linted as a file is linted as itself
+      lines[#lines + 1] = "(import " .. sbpl.quote(pre) .. ")"
+      in_prelude[pre] = true
+    end
+  end
+  lines[#lines + 1] = "(import " .. sbpl.quote(abs) .. ")"
+  local p, perr = sbpl.parse(table.concat(lines, "\n"), "<lint prelude>", all,
+                             { import_dirs = opts["import-dir"] or {}, symbolic_params = true })
+  local function own(f)
+    if f.file == abs then
+      f.file = path
+      f.source = path .. ":" .. f.line .. ":" .. f.col
+    end
+    return f
+  end
+  if not p then
+    local f = own(parse_finding(path, perr))
+    if in_prelude[f.file] then f.message = f.message .. " (in the prelude " .. f.file .. " of " .. path .. ")" end
+    return { f }
+  end
+  local prelude_version = false
+  for _, pre in ipairs(preludes) do
+    local ptext = read_text(pre)
+    if ptext then
+      local missing = false
+      for _, f in ipairs(p:lint(ptext, pre)) do missing = missing or f.code == "version-missing" end
+      prelude_version = prelude_version or not missing
+    end
+  end
+  local out = {}
+  for i, f in ipairs(p:lint(text, abs)) do
+    own(f)
+    f.order = i
+    local skip = in_prelude[f.file] or f.file == "<lint prelude>"
+      or (f.code == "version-missing" and prelude_version)
+    if not skip then out[#out + 1] = f end
+  end
+  p:close()
+  table.sort(out, by_place)
+  return out
+end
+
+local function lint_file(path, params, opts)
+  local text, err = read_text(path)
+  if not text then return nil, err end
+  local preludes = preludes_for(path, opts)
+  params = header_params(text, params)
+  if #preludes > 0 then return lint_with_preludes(path, text, preludes, params, opts) end
+  local sbpl = require "cordon.sbpl"
+  local p, perr = sbpl.parse(text, path, params, { import_dirs = opts["import-dir"] or {}, symbolic_params = true })
   if not p then return { parse_finding(path, perr) } end
   local findings = p:lint(text, path)
   p:close()
@@ -85,11 +216,19 @@ function M.run(argv, first)
     return 0
   end
   if #opts.positional == 0 then return cli.fail("expected at least one FILE (see cordon lint --help)") end
+  if opts.prelude and opts["no-prelude"] then return cli.fail("--prelude and --no-prelude contradict each other") end
   local params = {}
   for _, d in ipairs(opts.define or {}) do
     local k, v = d:match("^([^=]+)=(.*)$")
     if not k then return cli.fail("-D expects KEY=VALUE, got '" .. d .. "'") end
     params[#params + 1] = { k, v }
+  end
+  if opts.prelude then
+    opts.prelude_abs = {}
+    for _, pre in ipairs(opts.prelude) do
+      if not is_file(pre) then return cli.fail("--prelude " .. pre .. ": not a readable file") end
+      opts.prelude_abs[#opts.prelude_abs + 1] = absolute(pre)
+    end
   end
   local all, unreadable = {}, false
   for _, path in ipairs(opts.positional) do
