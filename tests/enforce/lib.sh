@@ -104,3 +104,11 @@ eventually_absent() {
   for i in $(seq 50); do [ -e "$1" ] || return 0; sleep 0.1; done
   return 1
 }
+
+# settle PATH STATE: waits (up to 5 s) for PATH to be back in STATE: the placeholders a run made inside it
+# are removed by a detached cleaner after the run, not before cordon returns.
+settle() {
+  local i
+  for i in $(seq 50); do [ "$(state "$1")" = "$2" ] && return 0; sleep 0.1; done
+  return 1
+}

@@ -15,7 +15,7 @@ for u in $USERS; do
   fi
   check "$u: writes /dev/null" sbx "$u" -- sh -c 'echo x >/dev/null'
   check "$u: git commit in the workdir (objects, index, refs writable)" \
-    sbx "$u" -- sh -c 'echo c >c.txt && git add c.txt && git -c user.email=t@example.com -c user.name=t commit -q -m c'
+    sbx "$u" -- sh -c 'echo c >c.txt && git add c.txt && git -c user.email=t@example.com -c user.name=t commit -q -m c || { git status; exit 1; }'
   check "$u: the commit is there afterwards" test "$(git -c safe.directory="*" -C "$W" log --format=%s -1)" = c
 
   # --- denied, target unchanged ---------------------------------------------------------------------
@@ -25,11 +25,13 @@ for u in $USERS; do
     local d=$1 target=$2
     shift 2
     local before after rc
+    [ "$(state "$target")" = "dir " ] && settle "$target" absent  # an earlier run's placeholder
     before=$(state "$target")
-    sbx "$u" -- sh -c '"$@" || exit 42' sh "$@" >/dev/null 2>&1
+    local err
+    err=$(sbx "$u" -- sh -c '"$@" || exit 42' sh "$@" 2>&1 >/dev/null)
     rc=$?
-    if [ "$rc" -ne 42 ]; then bad "$u: $d (exit $rc, expected the command to run and fail)"; return; fi
-    [ "$before" = absent ] && eventually_absent "$target"  # a placeholder goes once the sandbox is gone
+    if [ "$rc" -ne 42 ]; then bad "$u: $d (exit $rc, expected the command to run and fail: $err)"; return; fi
+    settle "$target" "$before"  # placeholders go asynchronously, once the sandbox is gone
     after=$(state "$target")
     if [ "$before" = "$after" ]; then ok "$u: $d"; else bad "$u: $d (target changed: $before -> $after)"; fi
   }
@@ -67,10 +69,13 @@ for u in $USERS; do
   in_home() {  # in_home "description" TARGET CMD: like denied, with HOME itself writable
     local d=$1 target=$2 before after rc
     shift 2
+    [ "$(state "$target")" = "dir " ] && settle "$target" absent  # an earlier run's placeholder
     before=$(state "$target")
-    as "$u" "$H" "$H" "$CORDON" run --workdir "$H" -- sh -c '"$@" || exit 42' sh "$@" >/dev/null 2>&1
+    local err
+    err=$(as "$u" "$H" "$H" "$CORDON" run --workdir "$H" -- sh -c '"$@" || exit 42' sh "$@" 2>&1 >/dev/null)
     rc=$?
-    [ "$before" = absent ] && eventually_absent "$target"
+    [ "$rc" -eq 125 ] && echo "cordon: $err" 
+    settle "$target" "$before"
     after=$(state "$target")
     if [ "$rc" -eq 42 ] && [ "$before" = "$after" ]; then ok "$u: $d"; else bad "$u: $d (exit $rc, $before -> $after)"; fi
   }

@@ -33,7 +33,7 @@ for u in $USERS; do
     cp "$(dirname "$0")/ptrace_attach.py" "$W/ptrace_attach.py"
     inside "ptrace-attach to a process outside" "python3 ptrace_attach.py $victim"
     check "$u: ptrace-attach to a child of the sandboxed command works (the helper is sound)" \
-      sbx "$u" -- sh -c 'sleep 5 & python3 ptrace_attach.py $!; rc=$?; kill $!; exit $rc'
+      sbx "$u" -- sh -c 'sleep 5 & sleep 0.3; python3 ptrace_attach.py $!; rc=$?; kill $!; exit $rc'
   fi
   check "$u: the command can still signal its own children" \
     sbx "$u" -- sh -c 'sleep 30 & kill -TERM $!; wait $!; [ $? -eq 143 ]'

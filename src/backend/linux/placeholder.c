@@ -105,13 +105,24 @@ cordon_lx_status cordon_lx_placeholders_start(const cordon_lx_plan *plan, int *n
     const cordon_mount *m = &plan->mounts[i];
     fds[i] = -1;
     if (!m->placeholder) continue;
-    int rc = m->is_dir ? mkdir(m->path, 0700) : -1;
-    if (!m->is_dir) {
-      int fd = open(m->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-      rc = fd < 0 ? -1 : close(fd);
+    /* A cleaner of an earlier run may remove an existing placeholder at any moment until we hold our
+     * shared lock on it: retry until the path we locked is still the path's directory. */
+    for (int attempt = 0; attempt < 8 && fds[i] < 0; attempt++) {
+      int rc = m->is_dir ? mkdir(m->path, 0700) : -1;
+      if (!m->is_dir) {
+        int fd = open(m->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+        rc = fd < 0 ? -1 : close(fd);
+      }
+      if (rc != 0 && errno != EEXIST) break;
+      created[i] = rc == 0;
+      int fd = open_lock(m);
+      struct stat a, b;
+      if (fd >= 0 && fstat(fd, &a) == 0 && lstat(m->path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        fds[i] = fd;
+      else if (fd >= 0)
+        close(fd);
     }
-    if (rc == 0) created[i] = true;
-    if ((rc != 0 && errno != EEXIST) || (fds[i] = open_lock(m)) < 0) {
+    if (fds[i] < 0) {
       cordon_buf_printf(msg, "cannot create the placeholder %s (for %s): %s", m->path, m->source, strerror(errno));
       st = CORDON_LX_SETUP_FAILED;
       i++;
