@@ -38,12 +38,14 @@ cordon_lx_status cordon_lx_seccomp_apply(const cordon_lx_plan *plan, cordon_buf 
 #endif
   bool ok = true;
   /* ioctl's request is an int in the kernel: compare the low 32 bits only. */
-  struct scmp_arg_cmp sti[] = {SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI)};
-  struct scmp_arg_cmp lnx[] = {SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX)};
+  /* Spelled out rather than SCMP_A1(): the macro leaves fields implicit, which clang's
+   * -Wmissing-field-initializers (an error here) refuses. */
+  struct scmp_arg_cmp sti[] = {{.arg = 1, .op = SCMP_CMP_MASKED_EQ, .datum_a = 0xffffffffu, .datum_b = TIOCSTI}};
+  struct scmp_arg_cmp lnx[] = {{.arg = 1, .op = SCMP_CMP_MASKED_EQ, .datum_a = 0xffffffffu, .datum_b = TIOCLINUX}};
   ok = ok && add(ctx, EPERM, "ioctl", 1, sti, msg);
   ok = ok && add(ctx, EPERM, "ioctl", 1, lnx, msg);
   if (plan->network_restricted) {
-    struct scmp_arg_cmp not_unix[] = {SCMP_A0(SCMP_CMP_NE, AF_UNIX)};
+    struct scmp_arg_cmp not_unix[] = {{.arg = 0, .op = SCMP_CMP_NE, .datum_a = AF_UNIX, .datum_b = 0}};
     ok = ok && add(ctx, EAFNOSUPPORT, "socket", 1, not_unix, msg);
     ok = ok && add(ctx, EAFNOSUPPORT, "socketpair", 1, not_unix, msg);
     ok = ok && add(ctx, EPERM, "io_uring_setup", 0, NULL, msg);
