@@ -33,10 +33,11 @@ static void roots_free(sb_roots *r) {
 }
 
 /* The kernel checks real paths, and on macOS /tmp, /var and /etc are symlinks into /private. A caller
- * on a Mac already passes canonical paths; this makes a policy previewed elsewhere right too. */
-static char *darwin_real_path(const char *path) {
+ * on a Mac already passes canonical paths; this makes a policy previewed elsewhere right too. A linux
+ * target has no such links: its paths are kept as given. */
+static char *target_real_path(const char *path, bool darwin) {
   static const char *const links[] = {"/tmp", "/var", "/etc", NULL};
-  for (size_t i = 0; links[i]; i++) {
+  for (size_t i = 0; darwin && links[i]; i++) {
     size_t n = strlen(links[i]);
     if (strncmp(path, links[i], n) == 0 && (path[n] == 0 || path[n] == '/')) {
       char *out = malloc(strlen(path) + sizeof "/private");
@@ -52,7 +53,7 @@ static char *darwin_real_path(const char *path) {
 
 /* Adds (path, match) unless already present; the parameter is named PREFIX_<index>. */
 static cordon_sandbox_status roots_add(sb_roots *r, const char *prefix, const char *path, cordon_entry_match match,
-                                       cordon_buf *msg) {
+                                       bool darwin, cordon_buf *msg) {
   size_t off;
   cordon_sbpl_write_status ws = cordon_sbpl_check_string(path, strlen(path), &off);
   if (ws != CORDON_SBPL_WRITE_OK && ws != CORDON_SBPL_WRITE_TOO_LONG) {
@@ -60,7 +61,7 @@ static cordon_sandbox_status roots_add(sb_roots *r, const char *prefix, const ch
                       off, path);
     return CORDON_SANDBOX_INVALID_REQUEST;
   }
-  char *real = darwin_real_path(path);
+  char *real = target_real_path(path, darwin);
   if (!real) return CORDON_SANDBOX_NOMEM;
   for (size_t i = 0; i < r->count; i++) {
     if (r->items[i].match == match && strcmp(r->items[i].path, real) == 0) {
@@ -182,7 +183,9 @@ static cordon_sandbox_status protect_metadata(sb_builder *b, const cordon_profil
   }
   if (st == CORDON_SANDBOX_OK && n) {
     cordon_buf re = CORDON_BUF_INIT;
-    if (!protected_regex(p, "/", &re)) st = CORDON_SANDBOX_NOMEM;
+    /* Anchored, matching exactly what the unanchored "/(names)(/|$)" would: a deny regex should say where
+     * it starts (lint: unanchored-regex), and the subpath beside it already confines it to the roots. */
+    if (!protected_regex(p, "^.*/", &re)) st = CORDON_SANDBOX_NOMEM;
     cordon_filter *where = n == 1 ? plain[0] : sb_group(b, CORDON_F_ANY, n, plain);
     cordon_filter *parts[2] = {where, st == CORDON_SANDBOX_OK ? sb_path(b, "regex", cordon_buf_str(&re), false) : NULL};
     sb_rule(b, CORDON_DENY, write_ops, sb_group(b, CORDON_F_ALL, 2, parts),
@@ -249,8 +252,17 @@ static cordon_sandbox_status check_ctx(const cordon_profile_ctx *ctx, cordon_buf
   return st;
 }
 
-cordon_sandbox_status cordon_seatbelt_build(const cordon_profile *p, const cordon_profile_ctx *ctx, bool base,
-                                            cordon_policy *out, cordon_params *params, cordon_buf *msg) {
+cordon_sandbox_status cordon_seatbelt_build_with(const cordon_profile *p, const cordon_profile_ctx *ctx,
+                                                 const cordon_seatbelt_options *opts, cordon_policy *out,
+                                                 cordon_params *params, cordon_buf *msg) {
+  static const cordon_seatbelt_options none = {false, NULL};
+  if (!opts) opts = &none;
+  bool darwin = !opts->platform || strcmp(opts->platform, "darwin") == 0;
+  if (!darwin && strcmp(opts->platform, "linux") != 0) {
+    cordon_buf_printf(msg, "the Seatbelt section is written for a darwin or linux target, not '%s'", opts->platform);
+    return CORDON_SANDBOX_INVALID_REQUEST;
+  }
+  bool base = opts->base;
   if (!p || !ctx) {
     cordon_buf_puts(msg, "the Seatbelt backend needs a profile and a match context");
     return CORDON_SANDBOX_INVALID_REQUEST;
@@ -283,7 +295,7 @@ cordon_sandbox_status cordon_seatbelt_build(const cordon_profile *p, const cordo
       const char *prefix = e->access == CORDON_ACCESS_DENY    ? "DENIED_PATH"
                            : e->access == CORDON_ACCESS_WRITE ? "WRITABLE_ROOT"
                                                               : "READABLE_ROOT";
-      st = roots_add(into, prefix, e->path, e->match, msg);
+      st = roots_add(into, prefix, e->path, e->match, darwin, msg);
     }
     for (size_t i = 0; i < reads.count; i++)
       allow_root(&b, "file-read*", &reads.items[i], &denies, "A readable root of the profile.");
@@ -304,11 +316,19 @@ cordon_sandbox_status cordon_seatbelt_build(const cordon_profile *p, const cordo
   return st;
 }
 
-cordon_sandbox_status cordon_seatbelt_policy(const cordon_profile *p, const cordon_profile_ctx *ctx, bool base,
-                                             cordon_buf *text, cordon_params *params, cordon_buf *msg) {
+cordon_sandbox_status cordon_seatbelt_build(const cordon_profile *p, const cordon_profile_ctx *ctx, bool base,
+                                            cordon_policy *out, cordon_params *params, cordon_buf *msg) {
+  cordon_seatbelt_options opts = {base, "darwin"};
+  return cordon_seatbelt_build_with(p, ctx, &opts, out, params, msg);
+}
+
+cordon_sandbox_status cordon_seatbelt_policy_with(const cordon_profile *p, const cordon_profile_ctx *ctx,
+                                                  const cordon_seatbelt_options *opts, cordon_buf *text,
+                                                  cordon_params *params, cordon_buf *msg) {
   cordon_policy *pol = cordon_policy_new();
   if (!pol) return CORDON_SANDBOX_NOMEM;
-  cordon_sandbox_status st = cordon_seatbelt_build(p, ctx, base, pol, params, msg);
+  bool base = opts && opts->base;
+  cordon_sandbox_status st = cordon_seatbelt_build_with(p, ctx, opts, pol, params, msg);
   if (st == CORDON_SANDBOX_OK) {
     cordon_sbpl_write_error err;
     cordon_sbpl_write_status ws = cordon_sbpl_write_policy(pol, base, text, &err);
@@ -319,6 +339,12 @@ cordon_sandbox_status cordon_seatbelt_policy(const cordon_profile *p, const cord
   }
   cordon_policy_free(pol);
   return st;
+}
+
+cordon_sandbox_status cordon_seatbelt_policy(const cordon_profile *p, const cordon_profile_ctx *ctx, bool base,
+                                             cordon_buf *text, cordon_params *params, cordon_buf *msg) {
+  cordon_seatbelt_options opts = {base, "darwin"};
+  return cordon_seatbelt_policy_with(p, ctx, &opts, text, params, msg);
 }
 
 cordon_sandbox_status cordon_seatbelt_wrap(const char *helper, const char *policy, const cordon_params *params,

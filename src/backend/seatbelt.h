@@ -25,16 +25,30 @@ const cordon_backend *cordon_seatbelt_backend(void);
  * or option can weaken the production helper path. */
 void cordon_seatbelt_backend_init(cordon_backend *b, const char *helper_path);
 
+/* How the rules are built. A zeroed struct means: no base, darwin target. */
+typedef struct {
+  bool base;            /* a minimal base policy first: (deny default) and what any process needs to start */
+  const char *platform; /* the target: "darwin" (or NULL) or "linux"; anything else is invalid_request */
+} cordon_seatbelt_options;
+
 /* Appends the Seatbelt rules for a managed profile to `out` and their -D parameters to `params`.
- * With `base`, a minimal base policy comes first ((deny default) and what any process needs to start);
- * without it, only the profile section, for assembly to place after its fragment tree.
+ * Without `opts->base`, only the profile section, for assembly to place after its fragment tree.
  * Disabled and external profiles are invalid_request: cordon does not stack a sandbox on them.
- * Darwin firmlinks are applied to resolved paths ("/tmp/x" → "/private/tmp/x", also /var and /etc),
- * because the kernel checks the real path. */
+ * For a darwin target, firmlinks are applied to resolved paths ("/tmp/x" → "/private/tmp/x", also /var
+ * and /etc), because the kernel checks the real path; a linux target (the same text compiled by the Linux
+ * backend) keeps the paths as they are. */
+cordon_sandbox_status cordon_seatbelt_build_with(const cordon_profile *p, const cordon_profile_ctx *ctx,
+                                                 const cordon_seatbelt_options *opts, cordon_policy *out,
+                                                 cordon_params *params, cordon_buf *msg);
+
+/* cordon_seatbelt_build_with, written as text ("(version 1)" first when `opts->base`). */
+cordon_sandbox_status cordon_seatbelt_policy_with(const cordon_profile *p, const cordon_profile_ctx *ctx,
+                                                  const cordon_seatbelt_options *opts, cordon_buf *text,
+                                                  cordon_params *params, cordon_buf *msg);
+
+/* The same for a darwin target: cordon_seatbelt_*_with with { base, "darwin" }. */
 cordon_sandbox_status cordon_seatbelt_build(const cordon_profile *p, const cordon_profile_ctx *ctx, bool base,
                                             cordon_policy *out, cordon_params *params, cordon_buf *msg);
-
-/* cordon_seatbelt_build, written as text ("(version 1)" first when `base`). */
 cordon_sandbox_status cordon_seatbelt_policy(const cordon_profile *p, const cordon_profile_ctx *ctx, bool base,
                                              cordon_buf *text, cordon_params *params, cordon_buf *msg);
 

@@ -1,6 +1,7 @@
 /* src/lua/lmanager.c — cordon.c.manager: sandbox selection, transformation, the Seatbelt policy, exec.
  *
- *   seatbelt_policy(profile, ctx [, {base = bool}]) -> text, params      (params: { {name, value}, … })
+ *   seatbelt_policy(profile, ctx [, {base = bool, platform = "darwin"|"linux"}]) -> text, params
+ *                                                                         (params: { {name, value}, … })
  *   seatbelt_wrap(policy, params, argv) -> the sandbox-exec argv (pure: checks and runs nothing)
  *   transform{ argv, cwd, env, profile, ctx, preference, platform, policy = {text =, params =} }
  *       -> { argv, cwd, env, sandbox_type, effective_profile, plan, handle = <cordon.ExecRequest> }
@@ -69,14 +70,16 @@ static int l_seatbelt_policy(lua_State *L) {
   cordon_profile *p = cordon_lua_toprofile(L, 1);
   cordon_lua_ctx ctx;
   cordon_lua_checkctx(L, 2, &ctx);
-  bool base = true;
-  if (lua_istable(L, 3)) {
-    if (lua_getfield(L, 3, "base") != LUA_TNIL) base = lua_toboolean(L, -1);
+  cordon_seatbelt_options opts = {true, NULL};
+  if (!lua_isnoneornil(L, 3)) {
+    luaL_checktype(L, 3, LUA_TTABLE);
+    if (lua_getfield(L, 3, "base") != LUA_TNIL) opts.base = lua_toboolean(L, -1);
     lua_pop(L, 1);
+    opts.platform = cordon_lua_optfield_string(L, 3, "platform", NULL);
   }
   cordon_buf text = CORDON_BUF_INIT, msg = CORDON_BUF_INIT;
   cordon_params params = CORDON_PARAMS_INIT;
-  cordon_sandbox_status st = cordon_seatbelt_policy(p, &ctx.ctx, base, &text, &params, &msg);
+  cordon_sandbox_status st = cordon_seatbelt_policy_with(p, &ctx.ctx, &opts, &text, &params, &msg);
   if (st != CORDON_SANDBOX_OK) {
     cordon_buf_free(&text);
     cordon_params_free(&params);

@@ -155,9 +155,53 @@ static void protected_metadata_is_denied_at_any_depth_under_writable_roots(void 
   assert_non_null(strstr(text, "(deny file-write* file-write-data file-write-create "));
   assert_non_null(strstr(text, "(require-all (require-any (subpath (param \"WRITABLE_ROOT_0\")) "
                                "(subpath (param \"WRITABLE_ROOT_1\")) (subpath (param \"WRITABLE_ROOT_2\")))"));
-  assert_non_null(strstr(text, "(regex #\"/(\\.git|\\.agents|\\.codex|\\.cordon|\\.cordon\\.yaml)(/|$)\")"));
+  /* anchored, and matching what "/(names)(/|$)" would: a protected name as a whole segment at any depth */
+  assert_non_null(strstr(text, "(regex #\"^.*/(\\.git|\\.agents|\\.codex|\\.cordon|\\.cordon\\.yaml)(/|$)\")"));
   free(text);
   cordon_profile_free(p);
+}
+
+/* The section for a platform, as text with its parameters (NULL platform: the darwin default). */
+static char *section_for(const char *platform, const cordon_profile_ctx *ctx, cordon_sandbox_status want) {
+  cordon_profile *p = standard("workspace-write");
+  cordon_buf text = CORDON_BUF_INIT, msg = CORDON_BUF_INIT, all = CORDON_BUF_INIT;
+  cordon_params params = CORDON_PARAMS_INIT;
+  cordon_seatbelt_options opts = {false, platform};
+  assert_int_equal(cordon_seatbelt_policy_with(p, ctx, &opts, &text, &params, &msg), want);
+  for (size_t i = 0; i < params.count; i++)
+    cordon_buf_printf(&all, "-D%s=%s\n", params.items[i].name, params.items[i].value);
+  cordon_buf_puts(&all, want == CORDON_SANDBOX_OK ? cordon_buf_str(&text) : cordon_buf_str(&msg));
+  cordon_buf_free(&text);
+  cordon_buf_free(&msg);
+  cordon_params_free(&params);
+  cordon_profile_free(p);
+  return cordon_buf_take(&all);
+}
+
+static void a_linux_target_keeps_tmp_var_and_etc_as_they_are(void **state) {
+  (void)state;
+  static const char *const lroots[] = {"/var/work/project"};
+  const cordon_profile_ctx ctx = {.cwd = "/var/work/project", .workspace_roots = lroots, .n_workspace_roots = 1,
+                                  .tmpdir = "/tmp/user", .home = "/home/dev"};
+  char *linux_text = section_for("linux", &ctx, CORDON_SANDBOX_OK);
+  assert_non_null(strstr(linux_text, "-DWRITABLE_ROOT_0=/var/work/project\n"));
+  assert_non_null(strstr(linux_text, "-DWRITABLE_ROOT_1=/tmp/user\n"));
+  assert_null(strstr(linux_text, "/private"));
+  char *darwin_text = section_for(NULL, &ctx, CORDON_SANDBOX_OK);
+  assert_non_null(strstr(darwin_text, "-DWRITABLE_ROOT_0=/private/var/work/project\n"));
+  assert_non_null(strstr(darwin_text, "-DWRITABLE_ROOT_1=/private/tmp/user\n"));
+  char *named = section_for("darwin", &ctx, CORDON_SANDBOX_OK);
+  assert_string_equal(named, darwin_text);
+  free(linux_text);
+  free(darwin_text);
+  free(named);
+}
+
+static void an_unknown_target_platform_is_an_invalid_request(void **state) {
+  (void)state;
+  char *msg = section_for("windows", &mac_ctx, CORDON_SANDBOX_INVALID_REQUEST);
+  assert_non_null(strstr(msg, "not 'windows'"));
+  free(msg);
 }
 
 static void a_writable_root_inside_a_protected_directory_gets_an_anchored_regex(void **state) {
@@ -367,6 +411,8 @@ int main(void) {
     cmocka_unit_test(deny_entries_sit_inside_every_allow_clause_they_overlap),
     cmocka_unit_test(protected_metadata_is_denied_at_any_depth_under_writable_roots),
     cmocka_unit_test(a_writable_root_inside_a_protected_directory_gets_an_anchored_regex),
+    cmocka_unit_test(a_linux_target_keeps_tmp_var_and_etc_as_they_are),
+    cmocka_unit_test(an_unknown_target_platform_is_an_invalid_request),
     cmocka_unit_test(network_restricted_is_a_filtered_deny_and_enabled_an_unfiltered_allow),
     cmocka_unit_test(the_profile_section_has_no_version_and_no_base),
     cmocka_unit_test(paths_with_quotes_parentheses_and_unicode_travel_as_parameters),
