@@ -4,7 +4,8 @@
 --   2. --add-dirs-ro, then --add-dirs: a `literal` read rule for every ancestor, then the grant;
 --   3. read literals for the workdir's ancestors, then the permission profile's section (the Seatbelt
 --      backend's rules: workdir, tmp and network access per --profile/--mode);
---   4. protected-metadata and persistence denies inside writable roots and under HOME;
+--   4. inside granted roots, HOME's secrets and persistence paths keep the tree's decision (guard.lua);
+--      protected-metadata and persistence denies inside writable roots and under HOME;
 --   5. each --append-profile, in the order given;
 --   6. final denies protecting the appended profiles, the config files and ~/.config/cordon.
 -- Every generated rule is IR written by the one SBPL writer; HOME and the workdir are -D parameters.
@@ -73,11 +74,13 @@ local function param_list()
 end
 
 -- The permission profile as assembly uses it. The staged tree is the authority on what is readable,
--- so the standard profile's whole-disk read root is left out; its deny entries stay (the Seatbelt
--- section writes them as require-not exclusions inside its own grants, so a workdir that is HOME still
--- leaves ~/.ssh closed, while an integration's earlier grant is untouched). The workdir, tmp and
--- network decisions stay. ".git" as a whole is not protected metadata here: a read-only .git breaks
--- `git commit` (FIELD-NOTES, Codex #7071); the protected paths below keep its hooks and config instead.
+-- so the standard profile's whole-disk read root is left out. Its deny entries (the secrets) are left
+-- out too: the guard section (guard.lua) asserts the tree's decision on them, and on every other secret
+-- and persistence path, inside each granted root, and leaves alone what an enabled integration opened.
+-- As profile entries they would instead be final denies for the Linux backend, beating `--enable=ssh`.
+-- The workdir, tmp and network decisions stay. ".git" as a whole is not protected metadata here: a
+-- read-only .git breaks `git commit` (FIELD-NOTES, Codex #7071); the protected paths keep its hooks and
+-- config instead.
 function M.assembly_profile(name, network)
   local profile = require "cordon.profile"
   local std, err, code = profile.standard(name)
@@ -88,7 +91,7 @@ function M.assembly_profile(name, network)
     local entries, has_roots = {}, false
     for _, e in ipairs(fs.entries or {}) do
       if e.special == ":workspace_roots" then has_roots = true end
-      if e.special ~= ":root" then entries[#entries + 1] = e end
+      if e.special ~= ":root" and e.access ~= "deny" then entries[#entries + 1] = e end
     end
     if not has_roots then
       table.insert(entries, 1, { special = ":workspace_roots", access = "read", match = "subtree" })
@@ -102,27 +105,14 @@ function M.assembly_profile(name, network)
   return profile.new(t)
 end
 
-local function profile_section(prof, ctx)
+-- The section names paths as the target sees them: /private/tmp for darwin, /tmp for linux.
+local function profile_section(prof, ctx, platform)
   local manager = require "cordon.c.manager"
   if type(manager.seatbelt_policy) ~= "function" then
     return nil, "backend_not_available: this build has no Seatbelt profile writer (cordon.manager.seatbelt_policy)",
       "backend_not_available"
   end
-  return manager.seatbelt_policy(prof, ctx, { base = false })
-end
-
--- The Seatbelt section names /tmp, /var and /etc as macOS sees them (/private/…). A linux target
--- compiles the same text, and there those paths are the plain ones; a host that has a real /private
--- directory keeps them as they are.
-local function linux_path(req, value)
-  if req.platform ~= "linux" then return value end
-  local rest = value:match("^/private(/.+)$")
-  if not rest then return value end
-  local top = rest:match("^/[^/]+")
-  if (top == "/tmp" or top == "/var" or top == "/etc") and not require("cordon.c.sys").stat("/private") then
-    return rest
-  end
-  return value
+  return manager.seatbelt_policy(prof, ctx, { base = false, platform = platform })
 end
 
 local function ensure_newline(s)
@@ -189,8 +179,44 @@ local function validate(text, params, sources)
   return true
 end
 
+-- The methods of an assembled policy. It stays a plain table of data (explain and --json read its
+-- fields); the methods live in its metatable. The parsed policy is kept aside, weakly keyed by the
+-- table and remembered with the text it came from, so a caller that edits `text` gets a fresh parse.
+local parsed = setmetatable({}, { __mode = "k" })
+local Assembled = {}
+Assembled.__index = Assembled
+M.Assembled = Assembled
+
+-- The assembled text parsed with its parameters, as a cordon.Policy (parsed once, on first use).
+function Assembled:policy()
+  local cached = parsed[self]
+  if cached and cached.text == self.text then return cached.policy end
+  local policy, err, code = require("cordon.sbpl").parse(self.text, "assembled", self.params, {})
+  if not policy then return nil, err, code end
+  parsed[self] = { text = self.text, policy = policy }
+  return policy
+end
+
+-- Answers like cordon.Policy:decide: "allow"|"deny", the deciding rule or the fallback chain, details.
+function Assembled:decide(op, target, facts)
+  local policy, err, code = self:policy()
+  if not policy then return nil, err, code end
+  return policy:decide(op, target, facts)
+end
+
+-- "assembled:LINE:COL" (a rule's source) → "SECTION:LINE" of the fragment or cordon section it is in.
+function Assembled:locate(source)
+  local line = tonumber(type(source) == "string" and source:match(":(%d+):%d+$"))
+  if not line then return nil end
+  local at
+  for _, s in ipairs(self.sources) do if s.line <= line then at = s end end
+  if not at then return nil end
+  return at.name .. ":" .. (line - at.line)
+end
+
 -- Assembles the policy. `opts` takes the CLI's option names with `_` for `-`, or a request built by
--- cordon.request. Returns the "Assembled policy" table of docs/architecture.md, or nil, message, code.
+-- cordon.request. Returns the "Assembled policy" table of docs/architecture.md (with the methods of
+-- M.Assembled: policy, decide, locate), or nil, message, code.
 function M.assemble(opts)
   local req, err, code = require("cordon.request").build(opts)
   if not req then return nil, err, code end
@@ -222,6 +248,7 @@ function M.assemble(opts)
   end
 
   for _, s in ipairs(sel.fragments) do section(s.name, s.reason, tree.byname[s.name].text) end
+  local tree_text = table.concat(chunks)
 
   -- Extra directories: read-only first, then read/write, so a path given both ways ends up writable.
   local grants = {}
@@ -254,13 +281,24 @@ function M.assemble(opts)
     section("cordon: workdir ancestors", "workdir (" .. req.workdir_source .. ")", text)
   end
   local ptext, pparams
-  ptext, pparams, code = profile_section(prof, req.context)
+  ptext, pparams, code = profile_section(prof, req.context, req.platform)
   if not ptext then return nil, pparams, code end
   for _, kv in ipairs(pparams or {}) do
-    local ok, perr, pcode = add_param(kv[1], linux_path(req, kv[2]))
+    local ok, perr, pcode = add_param(kv[1], kv[2])
     if not ok then return nil, perr, pcode end
   end
   section("cordon: permission profile " .. req.profile_name, "permission profile (" .. req.profile_source .. ")", ptext)
+
+  -- After every grant: inside a granted root, HOME's secrets and persistence paths keep the tree's decision.
+  local grules, guarded, gcode = require("cordon.guard").build {
+    tree = tree, req = req, profile = prof, tree_text = tree_text, selected = sel.fragments, params = params }
+  if not grules then return nil, guarded, gcode end
+  if #grules > 0 then
+    local text
+    text, err, code = write_rules(grules)
+    if not text then return nil, err, code end
+    section("cordon: kept as the tree decides", "secrets and persistence paths inside granted roots", text)
+  end
 
   -- Writable roots: the workdir unless the profile keeps it read-only, and every --add-dirs.
   local writable = {}
@@ -295,7 +333,7 @@ function M.assemble(opts)
   if not env then return nil, err, code end
   env.default_sources = default_from
 
-  return {
+  return setmetatable({
     text = full,
     params = params,
     sources = sources,
@@ -310,13 +348,14 @@ function M.assemble(opts)
     selection = sel,
     grants = grants,
     protected = protected,
+    guarded = guarded,
     workdir = req.workdir,
     workdir_source = req.workdir_source,
     git_pointer = req.git_pointer,
     config = req.config,
     tree_root = tree.root,
     request = req,
-  }
+  }, Assembled)
 end
 
 return M

@@ -66,6 +66,7 @@ function M.from_policy(policy)
     command = sel.command,
     grants = policy.grants,
     protected = policy.protected,
+    guarded = policy.guarded or {},
     appended = {},
     env = { mode = env.mode, passed = env.passed, dropped = env.dropped, defaults = {} },
     params = params,
@@ -156,6 +157,31 @@ function M.render(d)
     table.insert(groups[key], x.name)
   end
   for _, key in ipairs(order) do p("    %s: %s", key, table.concat(groups[key], " ")) end
+  if #d.guarded > 0 then
+    -- A root that holds part of HOME: the tree's decision is asserted again after it (guard.lua).
+    p("  kept as the tree decides inside granted roots (%d denies after every grant; docs/assembly.md):", #d.guarded)
+    local home = d.home or ""
+    local function short(path)
+      if path:sub(1, #home + 1) == home .. "/" then return "~" .. path:sub(#home + 1) end
+      return path
+    end
+    local groups, order = {}, {}
+    for _, g in ipairs(d.guarded) do
+      local key = g.access .. " (" .. g.why .. "; inside " .. g.root_what .. ")"
+      if not groups[key] then
+        groups[key] = {}
+        order[#order + 1] = key
+      end
+      local name = short(g.path) .. (g.kind == "subpath" and "/" or "")
+      if #g.except > 0 then
+        local names = {}
+        for _, x in ipairs(g.except) do names[#names + 1] = short(x) end
+        name = name .. " [except " .. table.concat(names, " ") .. "]"
+      end
+      table.insert(groups[key], name)
+    end
+    for _, key in ipairs(order) do p("    %s: %s", key, table.concat(groups[key], " ")) end
+  end
   local env = d.env
   if env.mode == "all" then
     p("  environment: the whole environment (--env)")

@@ -34,6 +34,8 @@ local function darwin_private(p)
   return p
 end
 
+M.darwin_path = darwin_private
+
 -- A path on this machine as the target platform's sandbox will see it.
 function M.policy_path(req, host_path)
   if req.platform == "darwin" and sys.platform() ~= "darwin" then return darwin_private(host_path) end

@@ -1,0 +1,351 @@
+-- lua/cordon/guard.lua — inside a granted root, HOME's secrets and persistence paths stay as the tree says.
+--
+-- The fragment tree decides what under HOME is readable and writable: secrets are denied (and re-opened
+-- only by an opt-in integration), installed programs and configuration that names commands are read
+-- and run, never written. Assembly's own grants come *after* the tree: --add-dirs, --add-dirs-ro and
+-- the permission profile's roots (the workdir, TMPDIR, /tmp). When one of them holds HOME or part of it
+-- (`--workdir ~`, `--add-dirs ~`, HOME under /tmp, `--add-dirs ~/.cargo`), its later filtered allow
+-- would beat the tree's earlier filtered denies (FIELD-NOTES, "Precedence"), and the tree's silence
+-- (default deny) as well.
+--
+-- So after those grants, for every guarded path P lying strictly inside such a root, the tree's own
+-- decision is asserted again: a filtered (deny file-read* …) and/or (deny file-write* …) on P, unless
+-- the tree itself grants that access on P (an enabled integration: --enable=ssh opens ~/.ssh reads,
+-- --enable=shell-init the rc files), and with holes for what the tree grants below P (ssh's writable
+-- known_hosts). The denies name the wildcard operations, as the grants they beat do; any
+-- specific-operation rule of the tree is consulted before both, so it keeps deciding.
+--
+-- The guarded paths come from where they already live, not from a copy:
+--   * the tree's deny rules on files (secrets-default-deny, the agents' read-only settings and hooks);
+--   * the tree's read or run grants that do not include writing (bin directories, toolchains,
+--     configuration the tree keeps read-only): guarded against writes;
+--   * protect.in_home (shell start-up files, git and ssh configuration, login autostarts);
+--   * the permission profile's deny entries (the secrets of the standard profiles).
+-- Every fragment of the tree for the target platform counts, selected or not: a workdir of HOME must
+-- not let one agent plant a hook in another agent's settings. Only paths strictly below HOME are
+-- guarded, and only inside a root that strictly contains them: a root that *is* a guarded path, or
+-- lies inside one (`--add-dirs ~/.ssh`), is the user naming it on purpose, and becomes a hole instead.
+local protect = require "cordon.protect"
+local sys = require "cordon.c.sys"
+
+local M = {}
+
+M.PROBE = "cordon-guard-probe"  -- a name standing for "any file inside" a guarded subpath
+
+local READ_OPS = { ["file-read*"] = true, ["file-read-data"] = true, ["file*"] = true }
+local WRITE_OPS = { ["file-write*"] = true, ["file-write-data"] = true, ["file*"] = true }
+local EXEC_OPS = { ["process-exec"] = true, ["process-exec*"] = true }
+-- The operation a guard denies, and the one its decision is asked for.
+M.CLASS = { read = { deny = "file-read*", probe = "file-read-data" },
+            write = { deny = "file-write*", probe = "file-write-data" } }
+
+local function within(root, p)
+  if root == "/" then return p:sub(1, 1) == "/" end
+  return p == root or p:sub(1, #root + 1) == root .. "/"
+end
+local function strictly_within(root, p) return p ~= root and within(root, p) end
+M.within = within
+
+-- The roots assembly grants after the tree, as the target sees them.
+local function granted_roots(req, prof)
+  local roots = {}
+  local function add(path, write, what)
+    if req.platform == "darwin" then path = require("cordon.request").darwin_path(path) end  -- as Seatbelt sees it
+    roots[#roots + 1] = { path = path, write = write, what = what }
+  end
+  for _, d in ipairs(req.add_dirs_ro) do add(d.path, false, "--add-dirs-ro " .. d.path) end
+  for _, d in ipairs(req.add_dirs) do add(d.path, true, "--add-dirs " .. d.path) end
+  for _, e in ipairs(prof:resolve(req.context) or {}) do
+    if e.access ~= "deny" and e.match == "subtree" then
+      local what = (e.special == ":tmpdir" or e.special == ":slash_tmp") and "temporary directory "
+        or e.special == ":workspace_roots" and "workdir " or "profile root "
+      add(e.path, e.access == "write", what .. e.path)
+    end
+  end
+  return roots
+end
+
+-- The secrets of the standard profile the request names (assembly's own profile leaves them out).
+local function profile_secrets(req)
+  local std = require("cordon.profile").standard(req.profile_name)
+  local out = {}
+  for _, e in ipairs(std and std:resolve(req.context) or {}) do
+    if e.access == "deny" then out[#out + 1] = e end
+  end
+  return out
+end
+
+-- Whether any root can hold a path strictly below HOME, and which fragments may name one: the fragments
+-- whose text holds a string starting with the part of a root below HOME (`"/.cargo/` for ~/.cargo).
+-- A cheap text search, so a workdir elsewhere costs no parse.
+local function candidates(tree, req, roots)
+  local home = req.home
+  local needles, all = {}, false
+  for _, r in ipairs(roots) do
+    if within(r.path, home) then all = true
+    elseif strictly_within(home, r.path) then needles[#needles + 1] = '"' .. r.path:sub(#home + 1) .. "/" end
+  end
+  if not all and #needles == 0 then return nil end
+  local list = {}
+  for _, f in ipairs(tree.list) do
+    if f.meta.platform == nil or f.meta.platform == req.platform then
+      local hit = all or f.stage == "00"
+      for i = 1, #needles do
+        if hit then break end
+        hit = f.text:find(needles[i], 1, true) ~= nil
+      end
+      if hit then list[#list + 1] = f end
+    end
+  end
+  return list
+end
+
+-- Parses fragments as one text; returns the policy and a function mapping "NAME:LINE:COL" (the reader's
+-- source) to "fragment:line" and the fragment's name.
+local function parse_fragments(frags, name, params)
+  local parts, starts, line = {}, {}, 1
+  for _, f in ipairs(frags) do
+    starts[#starts + 1] = { line = line, name = f.name }
+    local text = f.text:sub(-1) == "\n" and f.text or f.text .. "\n"
+    parts[#parts + 1] = text
+    local _, n = text:gsub("\n", "")
+    line = line + n
+  end
+  local policy, err, code = require("cordon.sbpl").parse(table.concat(parts), name, params, {})
+  if not policy then return nil, err, code end
+  local function where(source)
+    local l = tonumber(source and source:match(":(%d+):%d+$"))
+    if not l then return source or "?" end
+    local lo, hi = 1, #starts  -- the last fragment starting at or before line l
+    while lo < hi do
+      local mid = (lo + hi + 1) // 2
+      if starts[mid].line <= l then lo = mid else hi = mid - 1 end
+    end
+    local at = starts[lo]
+    if not at or at.line > l then return source end
+    return at.name .. ":" .. (l - at.line + 1), at.name
+  end
+  return policy, where
+end
+
+-- The literal, subpath and prefix filters of a rule, with string arguments, at the top or inside
+-- require-any groups (side by side in the text). Other shapes are left out: a guard never widens.
+-- "//" collapses: string-append on a HOME of "/" gives "//x", a path the kernel never sees.
+local function path_filters(filters, out)
+  for _, f in ipairs(filters or {}) do
+    local kind = f[1]
+    if kind == "require-any" then
+      local kids = {}
+      for i = 2, #f do kids[#kids + 1] = f[i] end
+      path_filters(kids, out)
+    elseif (kind == "literal" or kind == "subpath" or kind == "prefix") and type(f[2]) == "string" then
+      out[#out + 1] = { kind, (f[2]:gsub("//+", "/")) }
+    end
+  end
+  return out
+end
+
+local function ops_of(rule)
+  local read, write, exec = false, false, false
+  for _, op in ipairs(rule.ops) do
+    if READ_OPS[op] then read = true end
+    if WRITE_OPS[op] or op:match("^file%-write") then write = true end
+    if EXEC_OPS[op] then exec = true end
+  end
+  return read, write, exec
+end
+
+-- The guarded paths below HOME: { key → { kind, path, classes = {read=, write=}, why } } and their order.
+local function collect(tree_rules, where, req, secrets)
+  local home = req.home
+  local entries, order = {}, {}
+  local function add(kind, path, read, write, why, listing)
+    if kind ~= "literal" and kind ~= "subpath" then return end
+    path = path:gsub("//+", "/")
+    if not strictly_within(home, path) then return end
+    local e = entries[path]  -- one entry per path: a subpath covers the literal of the same path
+    if not e then
+      e = { kind = kind, path = path, classes = {}, why = {}, listing = listing }
+      entries[path] = e
+      order[#order + 1] = e
+    end
+    if kind == "subpath" then e.kind = "subpath" end
+    e.listing = e.listing and listing
+    if read and not e.why.read then e.classes.read, e.why.read = true, why end
+    if write and not e.why.write then e.classes.write, e.why.write = true, why end
+  end
+  for _, r in ipairs(tree_rules) do
+    local read, write, exec = ops_of(r)
+    if r.action == "deny" and (read or write) then
+      for _, f in ipairs(path_filters(r.filters, {})) do
+        add(f[1], f[2], read, write, "denied by " .. where(r.source))
+      end
+    elseif r.action == "allow" and (read or exec) and not write then
+      local why = (exec and "run from " or "read-only in ") .. where(r.source)
+      for _, f in ipairs(path_filters(r.filters, {})) do add(f[1], f[2], false, true, why, f[1] == "literal") end
+    end
+  end
+  for _, e in ipairs(protect.in_home) do
+    if e[1] ~= "regex" then add(e[1], protect.join(home, e[2]), true, true, e[3]) end
+  end
+  for _, e in ipairs(secrets) do
+    add(e.match == "subtree" and "subpath" or "literal", e.path, true, true,
+      "a secret of the standard profile " .. req.profile_name)
+  end
+  -- A read-only literal on a directory (~/.config, ~/.local/state) is there so a program can list it on
+  -- the way down, not to keep it: a write guard on the directory itself would make the Linux backend
+  -- mount all of it read-only. Such a literal is a listing when it holds other named paths, or when it
+  -- is a directory on this machine; a file, or a name not there yet (~/.mavenrc), is guarded.
+  local parents = {}
+  for _, e in ipairs(order) do
+    local p = e.path:match("^(.+)/[^/]+$")
+    while p and #p > #home do
+      parents[p] = true
+      p = p:match("^(.+)/[^/]+$")
+    end
+  end
+  local function is_dir(path)
+    local st = sys.stat(path) or (path:match("^/private/") and sys.stat(path:sub(9)))
+    return st and st.type == "directory"
+  end
+  local kept = {}
+  for _, e in ipairs(order) do
+    if not (e.listing and e.kind == "literal" and (parents[e.path] or is_dir(e.path))) then kept[#kept + 1] = e end
+  end
+  return kept
+end
+
+-- The tree's wildcard grants, by class and by every directory above the granted path, so the grants
+-- strictly inside a guarded subpath are one lookup: below["write"]["/h/.ssh"] = { filters… }.
+local function grants_below(rules, counts)
+  local below = { read = {}, write = {} }
+  local function add(class, f)
+    local p = f[2]:match("^(.+)/[^/]*$")
+    while p and p ~= "" do
+      local list = below[class][p]
+      if not list then
+        list = {}
+        below[class][p] = list
+      end
+      list[#list + 1] = f
+      p = p:match("^(.+)/[^/]*$")
+    end
+  end
+  for _, r in ipairs(rules) do
+    if r.action == "allow" and counts(r) then
+      local read, write = false, false
+      for _, op in ipairs(r.ops) do
+        if op == "file-read*" or op == "file*" then read = true end
+        if op == "file-write*" or op == "file*" then write = true end
+      end
+      if read or write then
+        for _, f in ipairs(path_filters(r.filters, {})) do
+          if read then add("read", f) end
+          if write then add("write", f) end
+        end
+      end
+    end
+  end
+  return below
+end
+
+-- The tree's grants of `class` strictly inside the subpath `e`: holes in its guard, so the tree keeps
+-- deciding there (ssh's writable known_hosts inside ~/.ssh). A literal has nothing inside it.
+local function tree_holes(e, class, below)
+  local holes = {}
+  if e.kind ~= "subpath" then return holes end
+  for _, f in ipairs(below[class][e.path] or {}) do holes[#holes + 1] = f end
+  return holes
+end
+
+local function any_of(filters)
+  if #filters == 1 then return filters[1] end
+  return { "require-any", table.unpack(filters) }
+end
+
+-- Builds the guard rules. `o` = { tree, req, profile, tree_text, params }, where tree_text is the
+-- selected fragments as assembled (the tree's decision is asked of it). Returns rules (IR tables, maybe
+-- empty) and the list explain shows, or nil, message, code.
+function M.build(o)
+  local req = o.req
+  local roots = granted_roots(req, o.profile)
+  local frags = candidates(o.tree, req, roots)
+  if not frags then return {}, {} end
+  local all, where = parse_fragments(frags, "tree", o.params)
+  if not all then return nil, where, "profile_error" end
+  local all_rules = all:rules()
+  local found = collect(all_rules, where, req, profile_secrets(req))
+  if #found == 0 then return {}, {} end
+
+  -- The tree's own decisions: the selected fragments only, as assembled.
+  local decided, err, code = require("cordon.sbpl").parse(o.tree_text, "tree", o.params, {})
+  if not decided then return nil, err, code end
+  local selected = {}
+  for _, s in ipairs(o.selected) do selected[s.name] = true end
+  local below = grants_below(all_rules, function(r)
+    local _, name = where(r.source)
+    return selected[name] == true
+  end)
+
+  -- Which (entry, class) pairs lie inside a root that grants the class, and are not named as roots.
+  local todo, queries = {}, {}
+  for _, e in ipairs(found) do
+    for _, class in ipairs { "read", "write" } do
+      -- `inside`: the first root that holds e; `named`: a root that is e itself (granted on purpose).
+      local inside, named = nil, false
+      for _, r in ipairs(roots) do
+        if class == "read" or r.write then
+          if strictly_within(r.path, e.path) then inside = inside or r
+          elseif r.path == e.path then named = true end
+        end
+      end
+      if e.classes[class] and inside and not named then
+        local op = M.CLASS[class].probe
+        todo[#todo + 1] = { e = e, class = class, inside = inside, first = #queries + 1 }
+        queries[#queries + 1] = op .. " " .. e.path
+        if e.kind == "subpath" then queries[#queries + 1] = op .. " " .. e.path .. "/" .. M.PROBE end
+      end
+    end
+  end
+  -- Does the tree itself grant it (an integration)? One batch: a subpath counts as granted only when a
+  -- path inside it is granted too, not just its directory entry.
+  local answers = {}
+  if #queries > 0 then
+    local out = decided:decide_batch(table.concat(queries, "\n") .. "\n")
+    for line in (out or ""):gmatch("[^\n]*\n") do answers[#answers + 1] = line:match("^(%a+)") end
+  end
+
+  local groups, listed = { read = {}, write = {} }, {}
+  for _, t in ipairs(todo) do
+    local e, class, inside = t.e, t.class, t.inside
+    local granted = answers[t.first] == "allow" and (e.kind ~= "subpath" or answers[t.first + 1] == "allow")
+    if not granted then
+      local holes = tree_holes(e, class, below)
+      for _, r in ipairs(roots) do  -- a root inside e was named on purpose: a hole, like the tree's grants
+        if (class == "read" or r.write) and strictly_within(e.path, r.path) then
+          holes[#holes + 1] = { "subpath", r.path }
+        end
+      end
+      local f = { e.kind, e.path }
+      if #holes > 0 then f = { "require-all", f, { "require-not", any_of(holes) } } end
+      table.insert(groups[class], f)
+      local except = {}
+      for _, h in ipairs(holes) do except[#except + 1] = h[2] end
+      listed[#listed + 1] = { kind = e.kind, path = e.path, access = class, why = e.why[class], root = inside.path,
+                              root_what = inside.what, except = except }
+    end
+  end
+  local rules = {}
+  for _, class in ipairs { "read", "write" } do
+    if #groups[class] > 0 then
+      rules[#rules + 1] = {
+        action = "deny", ops = { M.CLASS[class].deny }, filters = { any_of(groups[class]) },
+        comment = "inside a granted root, these paths keep the tree's decision (" .. class
+          .. "): secrets, installed programs, configuration that runs commands later",
+      }
+    end
+  end
+  return rules, listed
+end
+
+return M
