@@ -1,7 +1,9 @@
 /* src/cli/main.c — the cordon executable: a Lua 5.4 state with the cordon module, running cordon.cli.
  * Argument parsing and every subcommand live in lua/cordon/cli/; this file only boots them and turns a
- * Lua error into exit 125 (cordon's own error), so nothing runs when the driver itself fails. */
+ * Lua error into exit 125 (cordon's own error), so nothing runs when the driver itself fails. The one
+ * exception is a `cordon run` the run cache answers (fastpath.h), which never starts Lua. */
 #include "cli/cli.h"
+#include "cli/fastpath.h"
 #include "lua/lutil.h"
 
 #include <lualib.h>
@@ -28,6 +30,7 @@ static int boot(lua_State *L) {
   lua_pop(L, 1);
   luaL_requiref(L, "cordon", luaopen_cordon, 0);
   lua_pop(L, 1);
+  cordon_fastpath_arm(L);  /* a `cordon run` that missed the run cache records what it consults */
   lua_getglobal(L, "require");
   lua_pushstring(L, "cordon.cli");
   lua_call(L, 1, 1);
@@ -42,6 +45,9 @@ static int boot(lua_State *L) {
 }
 
 int main(int argc, char **argv) {
+  /* `cordon run` whose every input is as it was last time: no Lua at all (fastpath.h) */
+  int fast = cordon_fastpath_run(argc, argv);
+  if (fast >= 0) return fast;
   lua_State *L = luaL_newstate();
   if (!L) {
     fputs("cordon: out of memory\n", stderr);

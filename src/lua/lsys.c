@@ -1,5 +1,9 @@
 /* src/lua/lsys.c — cordon.c.sys: the few operating-system facts the Lua half needs (files, env, ids).
- * Kept small and read-only: nothing here runs a command or writes a file. */
+ * Kept small and read-only: nothing here runs a command or writes a file.
+ *
+ * Every file-system fact the Lua half uses comes through here, so while the run recorder is armed
+ * (src/core/record.h) each call also records what it saw, with the digest helpers the replay uses. */
+#include "core/record.h"
 #include "lua/lutil.h"
 
 #include <dirent.h>
@@ -7,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -31,9 +36,23 @@ static int l_platform(lua_State *L) {
   return 1;
 }
 
+/* Records a string result (or the errno of a failed call) when the recorder is armed. */
+static void record_string(char call, const char *arg, const char *result, int err) {
+  if (!cordon_record_armed()) return;
+  cordon_buf b = CORDON_BUF_INIT;
+  cordon_record_string_digest(result, err, &b);
+  if (b.oom) cordon_record_taint("out of memory");
+  else cordon_record_add(call, arg, cordon_buf_str(&b));
+  cordon_buf_free(&b);
+}
+
 static int l_getcwd(lua_State *L) {
   char buf[PATH_MAX];
-  if (!getcwd(buf, sizeof buf)) return fail_errno(L, "getcwd", "");
+  const char *r = getcwd(buf, sizeof buf);
+  int err = errno;
+  record_string(CORDON_REC_GETCWD, "", r, err);
+  errno = err;
+  if (!r) return fail_errno(L, "getcwd", "");
   lua_pushstring(L, buf);
   return 1;
 }
@@ -61,7 +80,11 @@ static int l_environ(lua_State *L) {
 static int l_realpath(lua_State *L) {
   const char *p = luaL_checkstring(L, 1);
   char buf[PATH_MAX];
-  if (!realpath(p, buf)) return fail_errno(L, "realpath", p);
+  const char *r = realpath(p, buf);
+  int err = errno;
+  record_string(CORDON_REC_REALPATH, p, r, err);
+  errno = err;
+  if (!r) return fail_errno(L, "realpath", p);
   lua_pushstring(L, buf);
   return 1;
 }
@@ -80,7 +103,17 @@ static const char *type_name(mode_t m) {
 static int push_stat(lua_State *L, int follow) {
   const char *p = luaL_checkstring(L, 1);
   struct stat st;
-  if ((follow ? stat(p, &st) : lstat(p, &st)) != 0) return fail_errno(L, "stat", p);
+  int rc = follow ? stat(p, &st) : lstat(p, &st);
+  int err = errno;
+  if (cordon_record_armed()) {
+    cordon_buf b = CORDON_BUF_INIT;
+    cordon_record_stat_digest(rc, err, &st, &b);
+    if (b.oom) cordon_record_taint("out of memory");
+    else cordon_record_add(follow ? CORDON_REC_STAT : CORDON_REC_LSTAT, p, cordon_buf_str(&b));
+    cordon_buf_free(&b);
+  }
+  errno = err;
+  if (rc != 0) return fail_errno(L, "stat", p);
   lua_createtable(L, 0, 8);
   lua_pushstring(L, type_name(st.st_mode));
   lua_setfield(L, -2, "type");
@@ -104,51 +137,68 @@ static int push_stat(lua_State *L, int follow) {
 static int l_stat(lua_State *L) { return push_stat(L, 1); }
 static int l_lstat(lua_State *L) { return push_stat(L, 0); }
 
-static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 /* listdir(path) -> sorted array of entry names (strcmp order, i.e. LC_ALL=C), without "." and "..". */
 static int l_listdir(lua_State *L) {
   const char *p = luaL_checkstring(L, 1);
-  DIR *d = opendir(p);
-  if (!d) return fail_errno(L, "opendir", p);
-  size_t n = 0, cap = 0;
-  char **names = NULL;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-    if (n == cap) {
-      cap = cap ? cap * 2 : 32;
-      char **grown = realloc(names, cap * sizeof *names);
-      if (!grown) break;
-      names = grown;
-    }
-    if (!(names[n] = strdup(e->d_name))) break;
-    n++;
+  char **names;
+  size_t n;
+  int err = cordon_record_listdir(p, &names, &n);
+  if (cordon_record_armed()) {
+    cordon_buf b = CORDON_BUF_INIT;
+    cordon_record_listdir_digest(err, names, n, &b);
+    if (b.oom) cordon_record_taint("out of memory");
+    else cordon_record_add(CORDON_REC_LISTDIR, p, cordon_buf_str(&b));
+    cordon_buf_free(&b);
   }
-  closedir(d);
-  qsort(names, n, sizeof *names, cmp_names);
+  if (err) {
+    errno = err;
+    return fail_errno(L, "opendir", p);
+  }
   lua_createtable(L, (int)n, 0);
   for (size_t i = 0; i < n; i++) {
     lua_pushstring(L, names[i]);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
-    free(names[i]);
   }
-  free(names);
+  cordon_record_names_free(names, n);
   return 1;
 }
 
 /* readfile(path [, maxbytes [, nofollow]]) -> text. A file larger than maxbytes (default 16 MiB) is
  * refused. With nofollow, a symlink in the last component is refused at open time (O_NOFOLLOW), which
  * closes the gap between checking a config file and reading it. */
+static void record_file(lua_State *L, const char *p, lua_Integer max, bool nofollow, int err,
+                        const struct stat *st, bool too_large) {
+  if (!cordon_record_armed()) return;
+  cordon_buf b = CORDON_BUF_INIT;
+  cordon_record_file_digest(err, st, too_large, &b);
+  lua_pushfstring(L, "%I:%d:%s", max, nofollow ? 1 : 0, p);
+  if (b.oom) cordon_record_taint("out of memory");
+  else cordon_record_add(CORDON_REC_READFILE, lua_tostring(L, -1), cordon_buf_str(&b));
+  lua_pop(L, 1);
+  cordon_buf_free(&b);
+}
+
 static int l_readfile(lua_State *L) {
   const char *p = luaL_checkstring(L, 1);
   lua_Integer max = luaL_optinteger(L, 2, 16 << 20);
-  int flags = O_RDONLY | O_CLOEXEC | (lua_toboolean(L, 3) ? O_NOFOLLOW : 0);
-  int fd = open(p, flags);
-  if (fd < 0) return fail_errno(L, "open", p);
+  bool nofollow = lua_toboolean(L, 3);
+  int fd = open(p, O_RDONLY | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+  if (fd < 0) {
+    int err = errno;
+    record_file(L, p, max, nofollow, err, NULL, false);
+    errno = err;
+    return fail_errno(L, "open", p);
+  }
+  /* The identity is taken before reading: a change during the read moves ctime, so the recorded run
+   * misses next time instead of trusting content it never saw. */
+  struct stat st;
+  bool have_st = fstat(fd, &st) == 0;
   FILE *f = fdopen(fd, "rb");
   if (!f) {
+    int err = errno;
     close(fd);
+    cordon_record_taint("readfile: fdopen failed");
+    errno = err;
     return fail_errno(L, "open", p);
   }
   luaL_Buffer b;
@@ -160,12 +210,19 @@ static int l_readfile(lua_State *L) {
     total += (lua_Integer)got;
     if (total > max) {
       fclose(f);
+      if (have_st && S_ISREG(st.st_mode) && st.st_size > max) record_file(L, p, max, nofollow, 0, &st, true);
+      else cordon_record_taint("readfile: a file whose size is not its content");
       return cordon_lua_fail(L, "too_large", "%s is larger than %lld bytes", p, (long long)max);
     }
     luaL_addlstring(&b, chunk, got);
   }
   int err = ferror(f);
   fclose(f);
+  /* Only a regular file whose size was its content (not /proc, not a device) can be replayed by its
+   * identity alone. */
+  if (err || !have_st || !S_ISREG(st.st_mode) || st.st_size != total)
+    cordon_record_taint("readfile: not a plain file read whole");
+  else record_file(L, p, max, nofollow, 0, &st, false);
   if (err) return cordon_lua_fail(L, "io_error", "cannot read %s", p);
   luaL_pushresult(&b);
   return 1;
@@ -175,10 +232,12 @@ static int l_readfile(lua_State *L) {
 static int l_home(lua_State *L) {
   const char *h = getenv("HOME");
   if (h && h[0] == '/') {
+    record_string(CORDON_REC_HOME, "", h, 0);
     lua_pushstring(L, h);
     return 1;
   }
   struct passwd *pw = getpwuid(getuid());
+  record_string(CORDON_REC_HOME, "", pw && pw->pw_dir ? pw->pw_dir : NULL, ENOENT);
   if (!pw || !pw->pw_dir) return cordon_lua_fail(L, "not_found", "no home directory for uid %d", (int)getuid());
   lua_pushstring(L, pw->pw_dir);
   return 1;
@@ -192,12 +251,22 @@ static int l_ids(lua_State *L) {
 }
 
 static int l_isatty(lua_State *L) {
-  lua_pushboolean(L, isatty((int)luaL_checkinteger(L, 1)));
+  lua_Integer fd = luaL_checkinteger(L, 1);
+  int r = fd >= 0 && fd <= INT_MAX && isatty((int)fd);
+  if (cordon_record_armed()) {
+    char arg[32], dig[4];
+    snprintf(arg, sizeof arg, "%lld", (long long)fd);
+    snprintf(dig, sizeof dig, "%d", r);
+    if (fd < 0 || fd > INT_MAX) cordon_record_taint("isatty: descriptor out of range");
+    else cordon_record_add(CORDON_REC_ISATTY, arg, dig);
+  }
+  lua_pushboolean(L, r);
   return 1;
 }
 
 /* clock() -> monotonic seconds as a float, for timing inside explain and benchmarks. */
 static int l_clock(lua_State *L) {
+  cordon_record_taint("cordon.c.sys.clock");  /* time is never the same twice */
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   lua_pushnumber(L, (lua_Number)ts.tv_sec + (lua_Number)ts.tv_nsec / 1e9);

@@ -5,6 +5,8 @@
  * The request's argv is the command itself: nothing else runs in between. */
 #include "backend/backend.h"
 #include "backend/linux/linux.h"
+#include "backend/linux/runcache.h"
+#include "core/record.h"
 #include "sbpl/parse.h"
 
 #include <stdio.h>
@@ -110,6 +112,16 @@ static cordon_sandbox_status transform(const cordon_backend *self, const cordon_
 
 static int exec(const cordon_backend *self, const cordon_exec_request *req, cordon_buf *msg) {
   (void)self;
+  /* `cordon run` with the recorder armed (src/cli/fastpath.c): remember this whole decision, so the next
+   * identical run skips the Lua half (runcache.h). Never fails the run. */
+  if (cordon_record_armed()) {
+    const char *why = "";
+    cordon_lx_runcache_store(req->plan, (const char *const *)req->argv, (const char *const *)req->env, req->cwd,
+                             &why);
+    if (getenv("CORDON_TRACE")) fprintf(stderr, "cordon: run-cache: %s%s\n", strcmp(why, "stored") ? "not stored: " : "",
+                                        why);
+    cordon_record_disarm();
+  }
   cordon_lx_status st = cordon_lx_run(req->plan, (const char *const *)req->argv, (const char *const *)req->env,
                                       req->cwd, msg);
   /* `msg` says what failed; the manager adds the failure's name */

@@ -9,6 +9,7 @@
  * plan the compiler makes denies writing to $XDG_CACHE_HOME/cordon, so no sandbox can plant a plan for
  * the next run (invariant 2). */
 #include "backend/linux/linux.h"
+#include "backend/linux/runcache.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -126,6 +127,21 @@ static bool observations_hold(const json_t *obs) {
   return true;
 }
 
+/* A plan from the cache keeps the observations it was valid under, so the run cache can replay them. */
+static cordon_lx_plan *with_observations(cordon_lx_plan *p, const json_t *obs) {
+  size_t i;
+  const json_t *v;
+  p->record = true;
+  json_array_foreach(obs, i, v) {
+    const char *path = json_string_value(json_array_get(v, 0)), *kind = json_string_value(json_array_get(v, 1));
+    if (!path || !kind || !cordon_lx_plan_observe(p, path, kind[0])) {
+      p->record = false;
+      break;
+    }
+  }
+  return p;
+}
+
 static cordon_lx_plan *load(const char *root, const char *plans, const char *file, const char *key) {
   if (!trusted_dirs(root, plans)) return NULL;
   int fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -145,12 +161,13 @@ static cordon_lx_plan *load(const char *root, const char *plans, const char *fil
   if (doc && json_integer_value(json_object_get(doc, "format")) == CACHE_FORMAT && k && strcmp(k, key) == 0 &&
       json_is_array(json_object_get(doc, "observed")) && observations_hold(json_object_get(doc, "observed")))
     plan = cordon_lx_plan_from_jsonv(json_object_get(doc, "plan"));
+  if (plan) plan = with_observations(plan, json_object_get(doc, "observed"));
   json_decref(doc);
   return plan;
 }
 
-/* Keeps the cache bounded: beyond CACHE_MAX_FILES plans, the least recently used go (a hit refreshes a
- * plan's mtime). Stray temporary files older than a minute go too. */
+/* Keeps a cache directory bounded (runcache.h): beyond `max` files, the least recently used go (a hit
+ * refreshes a file's mtime). Stray temporary files older than a minute go too. */
 typedef struct {
   char name[48];
   time_t mtime;
@@ -161,7 +178,7 @@ static int by_mtime(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static void evict(const char plans[4200]) {
+void cordon_lx_cache_evict(const char *plans, size_t max) {
   DIR *d = opendir(plans);
   if (!d) return;
   entry *items = NULL;
@@ -188,9 +205,9 @@ static void evict(const char plans[4200]) {
     items[n++].mtime = st.st_mtime;
   }
   closedir(d);
-  if (n > CACHE_MAX_FILES) {
+  if (n > max) {
     qsort(items, n, sizeof *items, by_mtime);
-    for (size_t i = 0; i < n - CACHE_MAX_FILES; i++) {
+    for (size_t i = 0; i < n - max; i++) {
       snprintf(path, sizeof path, "%s/%s", plans, items[i].name);
       (void)unlink(path);
     }
@@ -221,7 +238,7 @@ static void store(const char *root, const char plans[4200], const char *file, co
       bool written = json_dumpfd(doc, fd, JSON_COMPACT) == 0;
       written = close(fd) == 0 && written;
       if (!written || rename(tmp, file) != 0) (void)unlink(tmp);
-      else evict(plans);
+      else cordon_lx_cache_evict(plans, CACHE_MAX_FILES);
     }
   }
   json_decref(obs);

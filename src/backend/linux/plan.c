@@ -150,26 +150,29 @@ char cordon_lx_stat_kind(int rc, int err, const struct stat *st, bool follow) {
   return k;
 }
 
-int cordon_lx_plan_stat(cordon_lx_plan *p, const char *path, bool follow, struct stat *st) {
-  int rc = follow ? stat(path, st) : lstat(path, st);
-  int err = errno;
-  if (p->record && p->nobs == p->obs_cap) {
+bool cordon_lx_plan_observe(cordon_lx_plan *p, const char *path, char kind) {
+  if (!p->record) return false;
+  if (p->nobs == p->obs_cap) {
     size_t n = p->obs_cap ? p->obs_cap * 2 : 64;
     char **paths = realloc(p->obs_paths, n * sizeof *paths);
     if (paths) p->obs_paths = paths;
     char *kinds = paths ? realloc(p->obs_kinds, n) : NULL;
     if (kinds) p->obs_kinds = kinds, p->obs_cap = n;
-    else p->record = false, p->nobs = 0;  /* out of memory: this plan will not be cached */
   }
-  if (p->record) {
-    char *copy = strdup(path);
-    if (!copy) {
-      p->record = false;
-    } else {
-      p->obs_paths[p->nobs] = copy;
-      p->obs_kinds[p->nobs++] = cordon_lx_stat_kind(rc, err, st, follow);
-    }
+  char *copy = p->nobs < p->obs_cap ? strdup(path) : NULL;
+  if (!copy) {
+    p->record = false;  /* out of memory: this plan will not be cached */
+    return false;
   }
+  p->obs_paths[p->nobs] = copy;
+  p->obs_kinds[p->nobs++] = kind;
+  return true;
+}
+
+int cordon_lx_plan_stat(cordon_lx_plan *p, const char *path, bool follow, struct stat *st) {
+  int rc = follow ? stat(path, st) : lstat(path, st);
+  int err = errno;
+  if (p->record) (void)cordon_lx_plan_observe(p, path, cordon_lx_stat_kind(rc, err, st, follow));
   errno = err;
   return rc;
 }

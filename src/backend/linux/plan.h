@@ -104,6 +104,8 @@ bool cordon_lx_plan_map_sources(cordon_lx_plan *p, const char *text_name, const 
  * stat. */
 struct stat;
 int cordon_lx_plan_stat(cordon_lx_plan *p, const char *path, bool follow, struct stat *st);
+/* Appends an observation (path copied) when p->record is set; out of memory clears p->record. */
+bool cordon_lx_plan_observe(cordon_lx_plan *p, const char *path, char kind);
 /* The kind letter an observation records: d f s - e (followed), D F S L _ E (not followed). */
 char cordon_lx_stat_kind(int rc, int err, const struct stat *st, bool follow);
 

@@ -1,0 +1,375 @@
+/* src/backend/linux/runcache.c — the run cache (runcache.h): key, entry format, load, replay, store.
+ *
+ * An entry is one JSON object, written atomically (temporary file + rename, mode 0600) into
+ * <cache root>/linux-runs/<hash of the key>.json, a directory every plan forbids the sandbox to write.
+ * It holds the key's full text, so a hash collision is a miss, never someone else's run:
+ *   { "format": 1, "key": "…", "records": [["s", "/path", "digest"], …], "observed": [["/path", "d"], …],
+ *     "argv": […], "env": […], "cwd": "…", "plan": { the plan's JSON } } */
+#include "backend/linux/runcache.h"
+
+#include "backend/linux/landlock.h"
+#include "core/path.h"
+#include "core/record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_STRINGS 100000  /* records, observations, argv and env entries: far beyond any real run */
+
+static void key_str(cordon_buf *b, const char *tag, const char *s) {
+  cordon_buf_printf(b, "%s %zu:", tag, strlen(s));
+  cordon_buf_puts(b, s);
+  cordon_buf_putc(b, '\n');
+}
+
+bool cordon_lx_runcache_key(int argc, char *const *argv, char *const *envp, cordon_buf *out) {
+  struct stat self, cwd;
+  char dir[4096];
+  if (stat("/proc/self/exe", &self) != 0 || !getcwd(dir, sizeof dir) || stat(".", &cwd) != 0) return false;
+  int lerr = 0, abi = cordon_lx_landlock_abi(&lerr);
+  gid_t groups[256];
+  int ng = getgroups(256, groups);
+  if (ng < 0) return false;
+  cordon_buf_printf(out, "cordon run %s format %d\nexe %llu %llu %lld %lld.%09ld %lld.%09ld\n", CORDON_VERSION,
+                    CORDON_RUNCACHE_FORMAT, (unsigned long long)self.st_dev, (unsigned long long)self.st_ino,
+                    (long long)self.st_size, (long long)self.st_mtim.tv_sec, (long)self.st_mtim.tv_nsec,
+                    (long long)self.st_ctim.tv_sec, (long)self.st_ctim.tv_nsec);
+  cordon_buf_printf(out, "ids %u %u %u %u groups", (unsigned)getuid(), (unsigned)geteuid(), (unsigned)getgid(),
+                    (unsigned)getegid());
+  for (int i = 0; i < ng; i++) cordon_buf_printf(out, " %u", (unsigned)groups[i]);
+  cordon_buf_printf(out, "\nlandlock %d %d\ncwd-inode %llu %llu\n", abi, abi ? 0 : lerr,
+                    (unsigned long long)cwd.st_dev, (unsigned long long)cwd.st_ino);
+  key_str(out, "cwd", dir);
+  for (int i = 0; i < argc; i++) key_str(out, "arg", argv[i]);
+  for (size_t i = 0; envp && envp[i]; i++) key_str(out, "env", envp[i]);
+  return !out->oom;
+}
+
+bool cordon_lx_runcache_root(char *out, size_t cap) {
+  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  int n;
+  if (xdg && xdg[0] == '/') n = snprintf(out, cap, "%s/cordon", xdg);
+  else if (home && home[0] == '/') n = snprintf(out, cap, "%s/.cache/cordon", home);
+  else return false;
+  return n > 0 && (size_t)n < cap;
+}
+
+/* 128 bits of FNV-1a in two lanes: only a file name; the entry's stored key is compared in full. */
+static void key_file(const char *root, const char *key, char *out, size_t cap) {
+  uint64_t a = 1469598103934665603ULL, b = 0x6a09e667f3bcc908ULL;
+  for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
+    a = (a ^ *p) * 1099511628211ULL;
+    b = (b ^ *p) * 0x100000001b3ULL * 31 + 0x9e3779b97f4a7c15ULL;
+  }
+  snprintf(out, cap, "%s/linux-runs/%016llx%016llx.json", root, (unsigned long long)a, (unsigned long long)b);
+}
+
+static void free_strv(char **v, size_t n) {
+  for (size_t i = 0; v && i < n; i++) free(v[i]);
+  free(v);
+}
+
+static size_t strv_len(char **v) {
+  size_t n = 0;
+  while (v && v[n]) n++;
+  return n;
+}
+
+void cordon_lx_run_entry_free(cordon_lx_run_entry *e) {
+  if (!e) return;
+  free(e->key);
+  free(e->calls);
+  free_strv(e->args, e->nrecords);
+  free_strv(e->digests, e->nrecords);
+  free_strv(e->obs_paths, e->nobs);
+  free(e->obs_kinds);
+  free_strv(e->argv, strv_len(e->argv));
+  free_strv(e->env, strv_len(e->env));
+  free(e->cwd);
+  cordon_lx_plan_free(e->plan);
+  memset(e, 0, sizeof *e);
+}
+
+/* A JSON array of strings into a NULL-terminated vector; NULL when it is anything else. */
+static char **strings(const json_t *a, bool need_one) {
+  if (!json_is_array(a) || json_array_size(a) > MAX_STRINGS || (need_one && json_array_size(a) == 0)) return NULL;
+  size_t n = json_array_size(a);
+  char **v = calloc(n + 1, sizeof *v);
+  for (size_t i = 0; v && i < n; i++) {
+    const char *s = json_string_value(json_array_get(a, i));
+    if (!s || !(v[i] = strdup(s))) {
+      free_strv(v, i);
+      return NULL;
+    }
+  }
+  return v;
+}
+
+static bool parse_records(const json_t *a, cordon_lx_run_entry *e) {
+  size_t n = json_array_size(a);
+  if (!json_is_array(a) || n > MAX_STRINGS) return false;
+  e->calls = calloc(n + 1, 1), e->args = calloc(n + 1, sizeof *e->args), e->digests = calloc(n + 1, sizeof *e->digests);
+  if (!e->calls || !e->args || !e->digests) return false;
+  for (size_t i = 0; i < n; i++) {
+    const json_t *r = json_array_get(a, i);
+    const char *c = json_string_value(json_array_get(r, 0)), *arg = json_string_value(json_array_get(r, 1)),
+               *dig = json_string_value(json_array_get(r, 2));
+    if (!json_is_array(r) || json_array_size(r) != 3 || !c || strlen(c) != 1 || !strchr("sldfrpcht", c[0]) || !arg ||
+        !dig)
+      return false;
+    e->calls[i] = c[0];
+    if (!(e->args[i] = strdup(arg))) return false;
+    if (!(e->digests[i] = strdup(dig))) {
+      free(e->args[i]);
+      e->args[i] = NULL;
+      return false;
+    }
+    e->nrecords = i + 1;
+  }
+  return true;
+}
+
+static bool parse_observed(const json_t *a, cordon_lx_run_entry *e) {
+  size_t n = json_array_size(a);
+  if (!json_is_array(a) || n > MAX_STRINGS) return false;
+  e->obs_paths = calloc(n + 1, sizeof *e->obs_paths), e->obs_kinds = calloc(n + 1, 1);
+  if (!e->obs_paths || !e->obs_kinds) return false;
+  for (size_t i = 0; i < n; i++) {
+    const json_t *o = json_array_get(a, i);
+    const char *path = json_string_value(json_array_get(o, 0)), *kind = json_string_value(json_array_get(o, 1));
+    if (!json_is_array(o) || json_array_size(o) != 2 || !path || path[0] != '/' || !kind || strlen(kind) != 1 ||
+        !strchr("dfs-eDFSL_E", kind[0]))
+      return false;
+    if (!(e->obs_paths[i] = strdup(path))) return false;
+    e->obs_kinds[i] = kind[0];
+    e->nobs = i + 1;
+  }
+  return true;
+}
+
+bool cordon_lx_runcache_parse(const char *data, size_t n, const char *key, cordon_lx_run_entry *out, const char **why) {
+  memset(out, 0, sizeof *out);
+  if (n > CORDON_RUNCACHE_MAX_BYTES) {
+    *why = "entry too large";
+    return false;
+  }
+  json_t *doc = json_loadb(data, n, JSON_REJECT_DUPLICATES, NULL);
+  const char *k = json_string_value(json_object_get(doc, "key")), *cwd = json_string_value(json_object_get(doc, "cwd"));
+  bool ok = false;
+  if (!json_is_object(doc)) *why = "entry is not JSON";
+  else if (json_integer_value(json_object_get(doc, "format")) != CORDON_RUNCACHE_FORMAT) *why = "entry format differs";
+  else if (!k || !key || strcmp(k, key) != 0) *why = "entry is for another key";
+  else if (!cwd || cwd[0] != '/') *why = "entry has no cwd";
+  else if (!parse_records(json_object_get(doc, "records"), out)) *why = "entry records malformed";
+  else if (!parse_observed(json_object_get(doc, "observed"), out)) *why = "entry observations malformed";
+  else if (!(out->argv = strings(json_object_get(doc, "argv"), true)) || !out->argv[0][0]) *why = "entry argv malformed";
+  else if (!(out->env = strings(json_object_get(doc, "env"), false))) *why = "entry env malformed";
+  else if (!(out->cwd = strdup(cwd)) || !(out->key = strdup(k))) *why = "out of memory";
+  else if (!(out->plan = cordon_lx_plan_from_jsonv(json_object_get(doc, "plan")))) *why = "entry plan malformed";
+  else ok = true;
+  json_decref(doc);
+  if (!ok) cordon_lx_run_entry_free(out);
+  return ok;
+}
+
+/* Why the last replay failed, for CORDON_TRACE: which call on which path. */
+static char changed[512];
+
+bool cordon_lx_runcache_holds(const cordon_lx_run_entry *e, const char **why) {
+  for (size_t i = 0; i < e->nrecords; i++)
+    if (!cordon_record_replay(e->calls[i], e->args[i], e->digests[i])) {
+      snprintf(changed, sizeof changed, "changed: %c %.400s", e->calls[i], e->args[i]);
+      *why = changed;
+      return false;
+    }
+  for (size_t i = 0; i < e->nobs; i++) {
+    bool follow = strchr("dfs-e", e->obs_kinds[i]) != NULL;
+    struct stat st;
+    int rc = follow ? stat(e->obs_paths[i], &st) : lstat(e->obs_paths[i], &st);
+    if (cordon_lx_stat_kind(rc, errno, &st, follow) != e->obs_kinds[i]) {
+      snprintf(changed, sizeof changed, "changed for the compiler: %.400s", e->obs_paths[i]);
+      *why = changed;
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Owned by us and writable by nobody else. */
+static bool trusted(const struct stat *st, bool dir) {
+  return (dir ? S_ISDIR(st->st_mode) : S_ISREG(st->st_mode)) && st->st_uid == geteuid() && !(st->st_mode & 022);
+}
+
+static bool trusted_dirs(const char *root, const char *runs) {
+  struct stat st;
+  return lstat(root, &st) == 0 && trusted(&st, true) && lstat(runs, &st) == 0 && trusted(&st, true);
+}
+
+bool cordon_lx_runcache_load(const char *key, cordon_lx_run_entry *out, const char **why) {
+  memset(out, 0, sizeof *out);
+  char root[4096], runs[4200], file[4300];
+  if (!cordon_lx_runcache_root(root, sizeof root)) {
+    *why = "no cache directory ($XDG_CACHE_HOME or $HOME)";
+    return false;
+  }
+  snprintf(runs, sizeof runs, "%s/linux-runs", root);
+  key_file(root, key, file, sizeof file);
+  int fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    *why = errno == ENOENT ? "no entry" : "entry cannot be opened";
+    return false;
+  }
+  struct stat st;
+  char *buf = NULL;
+  bool ok = false;
+  if (fstat(fd, &st) != 0 || !trusted(&st, false)) *why = "entry not owned by the caller or writable by others";
+  else if (!trusted_dirs(root, runs)) *why = "cache directory not owned by the caller or writable by others";
+  else if ((size_t)st.st_size > CORDON_RUNCACHE_MAX_BYTES) *why = "entry too large";
+  else if (!(buf = malloc((size_t)st.st_size + 1))) *why = "out of memory";
+  else if (read(fd, buf, (size_t)st.st_size) != (ssize_t)st.st_size) *why = "entry cannot be read";
+  else ok = true;
+  close(fd);
+  ok = ok && cordon_lx_runcache_parse(buf, (size_t)st.st_size, key, out, why);
+  free(buf);
+  if (ok && !cordon_lx_runcache_holds(out, why)) {
+    cordon_lx_run_entry_free(out);
+    ok = false;
+  }
+  if (ok) (void)utimensat(AT_FDCWD, file, NULL, AT_SYMLINK_NOFOLLOW);  /* recently used: evicted last */
+  return ok;
+}
+
+/* --- store ---------------------------------------------------------------------------------------- */
+/* `path` is `dir` or lies beneath it. */
+static bool within(const char *dir, const char *path) {
+  size_t n = strlen(dir);
+  if (n == 1 && dir[0] == '/') return path[0] == '/';
+  return strncmp(dir, path, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* Whether the sandbox this plan makes can modify nothing under `dir`: no Landlock rule grants modifying
+ * it, or a read-only/hiding mask covers it and nothing mounted later makes part of it writable again. */
+static bool plan_protects(const cordon_lx_plan *p, const char *dir) {
+  if (p->fs_unrestricted) return false;
+  bool writable = false;
+  for (size_t i = 0; i < p->nrules; i++)
+    if ((p->rules[i].access & CORDON_LX_MODIFY) && within(p->rules[i].path, dir)) writable = true;
+  if (!writable) return true;
+  size_t mask = p->nmounts;
+  for (size_t i = 0; i < p->nmounts; i++) {
+    const cordon_mount *m = &p->mounts[i];
+    if (within(m->path, dir) && (m->kind == CORDON_MOUNT_HIDE || (m->kind == CORDON_MOUNT_BIND && m->read_only)))
+      mask = i;
+  }
+  if (mask == p->nmounts) return false;
+  for (size_t i = mask + 1; i < p->nmounts; i++) {
+    const cordon_mount *m = &p->mounts[i];
+    bool writable_again = m->kind == CORDON_MOUNT_TMPFS || (m->kind == CORDON_MOUNT_BIND && !m->read_only);
+    if (writable_again && (within(m->path, dir) || within(dir, m->path))) return false;
+  }
+  return true;
+}
+
+static json_t *string_array(const char *const *v) {
+  json_t *a = json_array();
+  for (size_t i = 0; a && v && v[i]; i++)
+    if (json_array_append_new(a, json_string(v[i])) != 0) {
+      json_decref(a);
+      return NULL;
+    }
+  return a;
+}
+
+/* The entry as JSON; NULL when out of memory or when something would not survive the trip (a string
+ * that is not UTF-8, a plan part jansson refused). */
+static json_t *entry_json(const cordon_lx_plan *plan, const char *const *argv, const char *const *env, const char *cwd) {
+  size_t n;
+  const cordon_rec_entry *recs = cordon_record_entries(&n);
+  json_t *doc = json_object(), *records = json_array(), *obs = json_array();
+  json_t *pj = cordon_lx_plan_to_jsonv(plan), *av = string_array(argv), *ev = string_array(env);
+  bool ok = doc && records && obs && pj && av && ev && cwd && json_array_size(av) > 0;
+  for (size_t i = 0; ok && i < n; i++) {
+    char call[2] = {recs[i].call, '\0'};
+    ok = json_array_append_new(records, json_pack("[s, s, s]", call, recs[i].arg, recs[i].digest)) == 0;
+  }
+  for (size_t i = 0; ok && i < plan->nobs; i++) {
+    char kind[2] = {plan->obs_kinds[i], '\0'};
+    ok = json_array_append_new(obs, json_pack("[s, s]", plan->obs_paths[i], kind)) == 0;
+  }
+  ok = ok && json_array_size(json_object_get(pj, "landlock_rules")) == plan->nrules &&
+       json_array_size(json_object_get(pj, "mounts")) == plan->nmounts;
+  const char *key = cordon_record_key();
+  if (ok && key && json_object_set_new(doc, "format", json_integer(CORDON_RUNCACHE_FORMAT)) == 0 &&
+      json_object_set_new(doc, "key", json_string(key)) == 0 && json_object_set_new(doc, "cwd", json_string(cwd)) == 0 &&
+      json_object_set(doc, "records", records) == 0 && json_object_set(doc, "observed", obs) == 0 &&
+      json_object_set(doc, "argv", av) == 0 && json_object_set(doc, "env", ev) == 0 &&
+      json_object_set(doc, "plan", pj) == 0 && json_object_size(doc) == 8) {
+    json_decref(records), json_decref(obs), json_decref(pj), json_decref(av), json_decref(ev);
+    return doc;
+  }
+  json_decref(doc), json_decref(records), json_decref(obs), json_decref(pj), json_decref(av), json_decref(ev);
+  return NULL;
+}
+
+void cordon_lx_runcache_store(const cordon_lx_plan *plan, const char *const *argv, const char *const *env,
+                              const char *cwd, const char **why) {
+  char root[4096], runs[4200], file[4300], tmp[4400];
+  if (cordon_record_tainted()) {
+    *why = cordon_record_tainted();
+    return;
+  }
+  if (!plan->record) {
+    *why = "the plan was not compiled through the plan cache";
+    return;
+  }
+  if (!cordon_lx_runcache_root(root, sizeof root) || !cordon_record_key()) {
+    *why = "no cache directory ($XDG_CACHE_HOME or $HOME)";
+    return;
+  }
+  if (!plan_protects(plan, root)) {
+    *why = "the plan does not keep the sandbox from writing the cache";
+    return;
+  }
+  snprintf(runs, sizeof runs, "%s/linux-runs", root);
+  (void)mkdir(runs, 0700);
+  if (!trusted_dirs(root, runs)) {
+    *why = "cache directory not owned by the caller or writable by others";
+    return;
+  }
+  json_t *doc = entry_json(plan, argv, env, cwd);
+  if (!doc) {
+    *why = "the entry cannot be serialized";
+    return;
+  }
+  key_file(root, cordon_record_key(), file, sizeof file);
+  snprintf(tmp, sizeof tmp, "%s/.tmp.%ld", runs, (long)getpid());
+  (void)unlink(tmp);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  *why = "the entry cannot be written";
+  char *text = json_dumps(doc, JSON_COMPACT);
+  if (fd >= 0) {
+    size_t len = text ? strlen(text) : 0, done = 0;
+    while (text && done < len) {
+      ssize_t w = write(fd, text + done, len - done);
+      if (w <= 0) break;
+      done += (size_t)w;
+    }
+    bool written = text && done == len;
+    written = close(fd) == 0 && written;
+    if (!written || rename(tmp, file) != 0) {
+      (void)unlink(tmp);
+    } else {
+      *why = "stored";
+      cordon_lx_cache_evict(runs, CORDON_RUNCACHE_MAX_FILES);
+    }
+  }
+  free(text);
+  json_decref(doc);
+}

@@ -1,0 +1,65 @@
+/* src/backend/linux/runcache.h — whole `cordon run` decisions, cached (docs/linux-backend.md, "The run
+ * cache").
+ *
+ * A miss runs the Lua half with the recorder armed (core/record.h); right before the Linux backend
+ * applies its plan, the entry is written: the key, every recorded observation, the compiler's own stat
+ * list, the exec request (argv, env, cwd) and the plan. A hit (src/cli/fastpath.c) finds the entry by
+ * its key, replays every observation and, only if all still hold, applies the stored plan. Any doubt is
+ * a miss: the slow path is always correct. */
+#ifndef CORDON_LINUX_RUNCACHE_H
+#define CORDON_LINUX_RUNCACHE_H
+#include "backend/linux/plan.h"
+#include "core/buf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CORDON_RUNCACHE_FORMAT 1
+#define CORDON_RUNCACHE_MAX_BYTES (4u << 20)
+#define CORDON_RUNCACHE_MAX_FILES 64
+
+/* The exact text of every input of a run other than the file system: the binary's identity
+ * (/proc/self/exe), uids, gids and groups, the Landlock ABI, cwd (path and inode), the full argv and
+ * the full environment. False when something cannot be known (then there is no cache). */
+bool cordon_lx_runcache_key(int argc, char *const *argv, char *const *envp, cordon_buf *out);
+
+/* $XDG_CACHE_HOME/cordon when absolute, else $HOME/.cache/cordon when $HOME is absolute (what the plan
+ * cache uses when the Lua half resolves home from $HOME); the entries live in its "linux-runs". */
+bool cordon_lx_runcache_root(char *out, size_t cap);
+
+typedef struct {
+  char *key;
+  char *calls;       /* one cordon_rec_call letter per record */
+  char **args, **digests;
+  size_t nrecords;
+  char **obs_paths;  /* the compiler's stats: path + kind letter (cordon_lx_stat_kind) */
+  char *obs_kinds;
+  size_t nobs;
+  char **argv, **env;  /* NULL-terminated */
+  char *cwd;
+  cordon_lx_plan *plan;
+} cordon_lx_run_entry;
+
+void cordon_lx_run_entry_free(cordon_lx_run_entry *e);
+
+/* Parses an entry's bytes (untrusted: every length and type is checked). False, with `why` set to a
+ * static reason, when it is not a well-formed entry for exactly `key`. */
+bool cordon_lx_runcache_parse(const char *data, size_t n, const char *key, cordon_lx_run_entry *out,
+                              const char **why);
+/* Replays every recorded observation and compiler stat; false (with `why`) at the first that differs. */
+bool cordon_lx_runcache_holds(const cordon_lx_run_entry *e, const char **why);
+
+/* Finds, reads (O_NOFOLLOW, owned by the caller, writable by nobody else, bounded) and parses the entry
+ * for `key`, then checks it holds. False with `why` on any doubt. A hit refreshes the entry's mtime. */
+bool cordon_lx_runcache_load(const char *key, cordon_lx_run_entry *out, const char **why);
+
+/* Writes the entry for the armed recorder's run, if the run is cacheable (recorder not tainted, plan
+ * observations complete, the plan denies the sandbox writing the cache). Never fails the run. `why`
+ * says what happened ("stored" or why not). */
+void cordon_lx_runcache_store(const cordon_lx_plan *plan, const char *const *argv, const char *const *env,
+                              const char *cwd, const char **why);
+
+/* Keeps `dir` to at most `max` entries, least recently used (mtime) first out; stray temporary files
+ * older than a minute go too. Shared with the plan cache. */
+void cordon_lx_cache_evict(const char *dir, size_t max);
+#endif
