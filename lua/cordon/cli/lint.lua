@@ -18,7 +18,7 @@ M.spec = {
     help = "a (param \"KEY\") value; undefined parameters stay symbolic" },
   { "import-dir", value = true, list = true, metavar = "DIR", help = "search DIR for (import …)" },
   { "prelude", value = true, list = true, metavar = "FILE",
-    help = "evaluate FILE before each file (its definitions count, its findings are not reported)" },
+    help = "evaluate FILE first instead of the tree's base; its findings are not reported" },
   { "no-prelude", help = "lint each file alone, even inside a profile tree" },
   { "json", help = "print the findings as a JSON array" },
   { "help", short = "h", help = "show this help" },
@@ -36,9 +36,10 @@ local function usage()
     .. "filters and modifiers, and the traps of Seatbelt: trailing slashes, unanchored deny regexes,\n"
     .. "(local …) on network-outbound, hosts other than * and localhost, a deny on a coarser or finer\n"
     .. "operation than the allow it should beat, rules shadowed by later ones, (with no-sandbox), and\n"
-    .. "strings too long for sandbox-exec. A file inside a profile tree (a " .. M.BASE_NAME .. " in its own\n"
-    .. "or an ancestor directory) is linted with that base evaluated first, HOME_DIR and WORKDIR set to\n"
-    .. "the placeholders /HOME_DIR and /WORKDIR unless -D gives them. Codes: docs/lint.md.\n"
+    .. "strings too long for sandbox-exec. Codes: docs/lint.md.\n\n"
+    .. "A file inside a profile tree (a " .. M.BASE_NAME .. " in its own or an ancestor directory) is linted\n"
+    .. "after that base, whose findings are not reported; HOME_DIR and WORKDIR are the placeholders\n"
+    .. "/HOME_DIR and /WORKDIR unless -D gives them.\n\n"
     .. "Exit status: 0 clean, 1 findings, 125 unreadable file or bad options.\n\noptions:\n"
     .. args.help(M.spec) .. "\n"
 end
