@@ -116,6 +116,19 @@ local function load_policy(opts)
   end
 end
 
+-- Seatbelt sees absolute paths only, so a relative TARGET for a path operation can never match a
+-- rule: answering "deny" would look like a verdict about the file the user meant. Say so instead.
+local function relative_target(op, target)
+  if not (op:match("^file") or op:match("^process%-exec")) then return nil end
+  if target:sub(1, 1) == "/" then return nil end
+  local cwd = require("cordon.c.sys").getcwd()
+  local hint = ""
+  if cwd and target ~= "" and (op:match("^file") or target:find("/", 1, true)) then
+    hint = " (did you mean " .. (cwd == "/" and "" or cwd) .. "/" .. target .. "?)"
+  end
+  return "TARGET of " .. op .. " must be an absolute path, not '" .. target .. "'" .. hint
+end
+
 local function facts_of(opts)
   local facts = {}
   local function add(name, value)
@@ -251,6 +264,10 @@ function M.run(argv, first)
     if #pos > 0 then return cli.fail("--batch reads its queries from a file; unexpected '" .. pos[1] .. "'") end
   elseif #pos ~= 2 then
     return cli.fail("expected OPERATION TARGET (see cordon check --help)")
+  end
+  if not opts.batch then
+    local rerr = relative_target(pos[1], pos[2])
+    if rerr then return cli.fail(rerr) end
   end
   local facts, ferr = facts_of(opts)
   if not facts then return cli.fail(ferr) end

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# tests/cli/test_check_target.sh — `cordon check` refuses a relative path for a path operation (Seatbelt
+# only ever sees absolute paths, so a "deny" would be a verdict about nothing) and suggests the
+# absolute path; names and network targets stay as they are.
+set -u
+cordon=${CORDON:?CORDON must point at the cordon binary}
+tmp=$(mktemp -d /tmp/cordon-check-target.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+export HOME="$tmp/home" XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/config"
+mkdir -p "$HOME" "$tmp/w"
+cd "$tmp/w" || exit 1
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+printf '(version 1)\n(deny default)\n(allow file-read* (subpath "/usr"))\n(allow mach-lookup (global-name "com.apple.x"))\n' >"$tmp/p.sb"
+
+"$cordon" check --policy "$tmp/p.sb" file-read-data src/main.c >"$tmp/out" 2>"$tmp/err"
+status=$?
+if [ "$status" = 125 ] && [ ! -s "$tmp/out" ]; then ok; else bad "a relative file target is an error, exit 125 ($status): $(cat "$tmp/out")"; fi
+if grep -q "absolute path, not 'src/main.c'" "$tmp/err" && grep -q "did you mean $tmp/w/src/main.c?" "$tmp/err"; then ok
+else bad "the message names the target and suggests the absolute path: $(cat "$tmp/err")"; fi
+"$cordon" check --platform darwin file-write-data notes.txt >/dev/null 2>"$tmp/err"
+if [ $? = 125 ]; then ok; else bad "also against the assembled policy"; fi
+"$cordon" check --policy "$tmp/p.sb" process-exec ./tool >/dev/null 2>"$tmp/err"
+if [ $? = 125 ] && grep -q "process-exec" "$tmp/err"; then ok; else bad "process-exec takes a path too: $(cat "$tmp/err")"; fi
+
+"$cordon" check --policy "$tmp/p.sb" file-read-data /usr/lib/x >/dev/null
+if [ $? = 0 ]; then ok; else bad "an absolute target is decided"; fi
+"$cordon" check --policy "$tmp/p.sb" mach-lookup com.apple.x >/dev/null
+if [ $? = 0 ]; then ok; else bad "a name target is not a path"; fi
+"$cordon" check --policy "$tmp/p.sb" network-outbound localhost:80 >/dev/null
+if [ $? = 1 ]; then ok; else bad "a network target is not a path"; fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
