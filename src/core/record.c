@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -76,6 +77,36 @@ void cordon_record_add(char call, const char *arg, const char *digest) {
     return;
   }
   rec.items[rec.n++] = (cordon_rec_entry){call, a, d};
+}
+
+/* --- stat, placeholders seen as missing ---------------------------------------------------------------- */
+static bool live_placeholder(const char *path, const struct stat *st) {
+  if (!S_ISDIR(st->st_mode) || (st->st_mode & 07777) != 0700 || st->st_uid != geteuid() || st->st_nlink != 2)
+    return false;
+  int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  bool empty = false;
+  if (held) {
+    DIR *d = fdopendir(fd);
+    if (d) {
+      fd = -1;
+      empty = true;
+      for (struct dirent *e; empty && (e = readdir(d));) empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+      closedir(d);
+    }
+  }
+  if (fd >= 0) close(fd);  /* closing drops the lock if we took it */
+  return held && empty;
+}
+
+int cordon_record_stat(const char *path, bool follow, struct stat *st) {
+  int rc = follow ? stat(path, st) : lstat(path, st);
+  if (rc == 0 && live_placeholder(path, st)) {
+    errno = ENOENT;
+    return -1;
+  }
+  return rc;
 }
 
 /* --- digests ------------------------------------------------------------------------------------------ */
@@ -214,7 +245,7 @@ bool cordon_record_replay(char call, const char *arg, const char *digest) {
   switch (call) {
   case CORDON_REC_STAT:
   case CORDON_REC_LSTAT: {
-    int rc = call == CORDON_REC_STAT ? stat(arg, &st) : lstat(arg, &st);
+    int rc = cordon_record_stat(arg, call == CORDON_REC_STAT, &st);
     cordon_record_stat_digest(rc, errno, &st, &b);
     break;
   }
@@ -246,6 +277,7 @@ bool cordon_record_replay(char call, const char *arg, const char *digest) {
     break;
   }
   case CORDON_REC_HOME: replay_home(&b); break;
+  case CORDON_REC_GETENV: cordon_record_string_digest(getenv(arg), ENOENT, &b); break;
   case CORDON_REC_ISATTY: {
     char *end;
     long fd = strtol(arg, &end, 10);

@@ -29,6 +29,7 @@ typedef enum {
   CORDON_REC_GETCWD = 'c',    /* arg: "" */
   CORDON_REC_HOME = 'h',      /* arg: "" */
   CORDON_REC_ISATTY = 't',    /* arg: the descriptor in decimal */
+  CORDON_REC_GETENV = 'g',    /* arg: the variable's name */
 } cordon_rec_call;
 
 typedef struct {
@@ -54,6 +55,12 @@ const char *cordon_record_tainted(void);
 
 const char *cordon_record_key(void);
 const cordon_rec_entry *cordon_record_entries(size_t *count);
+
+/* stat (follow) or lstat, except that a *live placeholder* answers ENOENT: an empty directory, mode 0700,
+ * ours, that another process holds a lock on — a missing protected path a running (or just finished)
+ * sandbox masks, which its cleaner removes in a moment (src/backend/linux/placeholder.c). Every fact
+ * cached runs depend on is taken through this, so back-to-back runs see the same world. */
+int cordon_record_stat(const char *path, bool follow, struct stat *st);
 
 /* --- digests: what a call returned, as text ---------------------------------------------------------- */
 /* stat/lstat: every field cordon.c.sys.stat returns, or the errno; for a directory all but size and

@@ -58,13 +58,19 @@ static int l_getcwd(lua_State *L) {
 }
 
 static int l_getenv(lua_State *L) {
-  const char *v = getenv(luaL_checkstring(L, 1));
+  const char *name = luaL_checkstring(L, 1);
+  const char *v = getenv(name);
+  record_string(CORDON_REC_GETENV, name, v, ENOENT);
   if (v) lua_pushstring(L, v);
   else lua_pushnil(L);
   return 1;
 }
 
-/* environ() -> { NAME = value, ... } for the whole process environment. */
+/* environ() -> { NAME = value, ... } for the whole process environment.
+ * Contract with the run cache (src/backend/linux/runcache.c): a value read from this table may decide
+ * something only for a variable the command's environment keeps; one that is dropped (sanitized mode)
+ * counts by its name alone. Read a variable through getenv() to make any decision on it: that is
+ * recorded and replayed. */
 static int l_environ(lua_State *L) {
   lua_newtable(L);
   for (char **e = environ; e && *e; e++) {
@@ -103,7 +109,7 @@ static const char *type_name(mode_t m) {
 static int push_stat(lua_State *L, int follow) {
   const char *p = luaL_checkstring(L, 1);
   struct stat st;
-  int rc = follow ? stat(p, &st) : lstat(p, &st);
+  int rc = cordon_record_stat(p, follow, &st);
   int err = errno;
   if (cordon_record_armed()) {
     cordon_buf b = CORDON_BUF_INIT;

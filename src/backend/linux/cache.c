@@ -10,6 +10,7 @@
  * the next run (invariant 2). */
 #include "backend/linux/linux.h"
 #include "backend/linux/runcache.h"
+#include "core/record.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -121,7 +122,7 @@ static bool observations_hold(const json_t *obs) {
     if (!path || !kind || strlen(kind) != 1) return false;
     bool follow = strchr("dfs-e", kind[0]) != NULL;
     struct stat st;
-    int rc = follow ? stat(path, &st) : lstat(path, &st);
+    int rc = cordon_record_stat(path, follow, &st);
     if (cordon_lx_stat_kind(rc, errno, &st, follow) != kind[0]) return false;
   }
   return true;

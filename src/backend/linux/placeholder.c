@@ -82,6 +82,15 @@ static _Noreturn void cleaner(const cordon_lx_plan *plan, const bool *created, c
   _exit(0);
 }
 
+/* Another run's placeholder, still locked by that run or its cleaner. */
+static bool held_by_another(const cordon_mount *m) {
+  int fd = open(m->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  close(fd);
+  return held;
+}
+
 static int open_lock(const cordon_mount *m) {
   int fd = open(m->path, (m->is_dir ? O_DIRECTORY : 0) | O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd >= 0 && flock(fd, LOCK_SH) != 0) {
@@ -114,7 +123,9 @@ cordon_lx_status cordon_lx_placeholders_start(const cordon_lx_plan *plan, int *n
         rc = fd < 0 ? -1 : close(fd);
       }
       if (rc != 0 && errno != EEXIST) break;
-      created[i] = rc == 0;
+      /* A placeholder another run still holds is adopted: whichever cleaner finds it unused last removes
+       * it (only while empty), so back-to-back runs never leave one behind. */
+      created[i] = rc == 0 || (m->is_dir && held_by_another(m));
       int fd = open_lock(m);
       struct stat a, b;
       if (fd >= 0 && fstat(fd, &a) == 0 && lstat(m->path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)

@@ -1,6 +1,8 @@
 /* src/backend/linux/plan.c — the plan's storage, its text description and its JSON form. */
 #include "backend/linux/plan.h"
 
+#include "core/record.h"
+
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -170,7 +172,7 @@ bool cordon_lx_plan_observe(cordon_lx_plan *p, const char *path, char kind) {
 }
 
 int cordon_lx_plan_stat(cordon_lx_plan *p, const char *path, bool follow, struct stat *st) {
-  int rc = follow ? stat(path, st) : lstat(path, st);
+  int rc = cordon_record_stat(path, follow, st);  /* a live placeholder of another run counts as missing */
   int err = errno;
   if (p->record) (void)cordon_lx_plan_observe(p, path, cordon_lx_stat_kind(rc, err, st, follow));
   errno = err;

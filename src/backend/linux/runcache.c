@@ -4,7 +4,13 @@
  * <cache root>/linux-runs/<hash of the key>.json, a directory every plan forbids the sandbox to write.
  * It holds the key's full text, so a hash collision is a miss, never someone else's run:
  *   { "format": 1, "key": "…", "records": [["s", "/path", "digest"], …], "observed": [["/path", "d"], …],
- *     "argv": […], "env": […], "cwd": "…", "plan": { the plan's JSON } } */
+ *     "environ": ["NAME=value" or null, …], "argv": […], "env": […], "cwd": "…", "plan": { the plan's JSON } }
+ *
+ * The environment: the key holds every variable's name; "environ" holds, in the same order, each value
+ * the run depended on, and null for a variable the command's environment dropped (sanitized mode).
+ * A dropped value reaches neither the command nor, by the contract in src/lua/lsys.c, any decision
+ * (reads through cordon.c.sys.getenv are recorded and replayed), so a changing one (a shell's _,
+ * hyperfine's HYPERFINE_RANDOMIZED_ENVIRONMENT_OFFSET, a terminal's session id) does not miss. */
 #include "backend/linux/runcache.h"
 
 #include "backend/linux/landlock.h"
@@ -20,6 +26,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+extern char **environ;
 
 #define MAX_STRINGS 100000  /* records, observations, argv and env entries: far beyond any real run */
 
@@ -48,7 +56,14 @@ bool cordon_lx_runcache_key(int argc, char *const *argv, char *const *envp, cord
                     (unsigned long long)cwd.st_dev, (unsigned long long)cwd.st_ino);
   key_str(out, "cwd", dir);
   for (int i = 0; i < argc; i++) key_str(out, "arg", argv[i]);
-  for (size_t i = 0; envp && envp[i]; i++) key_str(out, "env", envp[i]);
+  /* Names only: values are checked against the entry (env_values), where a variable the command's
+   * environment drops counts by its name alone. */
+  for (size_t i = 0; envp && envp[i]; i++) {
+    const char *eq = strchr(envp[i], '=');
+    cordon_buf_printf(out, "env-name %zu:", eq ? (size_t)(eq - envp[i]) : strlen(envp[i]));
+    cordon_buf_append(out, envp[i], eq ? (size_t)(eq - envp[i]) : strlen(envp[i]));
+    cordon_buf_putc(out, '\n');
+  }
   return !out->oom;
 }
 
@@ -92,6 +107,7 @@ void cordon_lx_run_entry_free(cordon_lx_run_entry *e) {
   free(e->obs_kinds);
   free_strv(e->argv, strv_len(e->argv));
   free_strv(e->env, strv_len(e->env));
+  free_strv(e->environ, e->nenviron);
   free(e->cwd);
   cordon_lx_plan_free(e->plan);
   memset(e, 0, sizeof *e);
@@ -121,7 +137,7 @@ static bool parse_records(const json_t *a, cordon_lx_run_entry *e) {
     const json_t *r = json_array_get(a, i);
     const char *c = json_string_value(json_array_get(r, 0)), *arg = json_string_value(json_array_get(r, 1)),
                *dig = json_string_value(json_array_get(r, 2));
-    if (!json_is_array(r) || json_array_size(r) != 3 || !c || strlen(c) != 1 || !strchr("sldfrpcht", c[0]) || !arg ||
+    if (!json_is_array(r) || json_array_size(r) != 3 || !c || strlen(c) != 1 || !strchr("sldfrpchtg", c[0]) || !arg ||
         !dig)
       return false;
     e->calls[i] = c[0];
@@ -154,6 +170,20 @@ static bool parse_observed(const json_t *a, cordon_lx_run_entry *e) {
   return true;
 }
 
+/* "environ": strings or nulls, kept as a vector with NULL holes (count in nenviron). */
+static bool parse_environ(const json_t *a, cordon_lx_run_entry *e) {
+  size_t n = json_array_size(a);
+  if (!json_is_array(a) || n > MAX_STRINGS || !(e->environ = calloc(n + 1, sizeof *e->environ))) return false;
+  for (size_t i = 0; i < n; i++) {
+    const json_t *v = json_array_get(a, i);
+    e->nenviron = i + 1;
+    if (json_is_null(v)) continue;
+    if (!json_is_string(v) || !(e->environ[i] = strdup(json_string_value(v)))) return false;
+  }
+  e->nenviron = n;
+  return true;
+}
+
 bool cordon_lx_runcache_parse(const char *data, size_t n, const char *key, cordon_lx_run_entry *out, const char **why) {
   memset(out, 0, sizeof *out);
   if (n > CORDON_RUNCACHE_MAX_BYTES) {
@@ -171,6 +201,7 @@ bool cordon_lx_runcache_parse(const char *data, size_t n, const char *key, cordo
   else if (!parse_observed(json_object_get(doc, "observed"), out)) *why = "entry observations malformed";
   else if (!(out->argv = strings(json_object_get(doc, "argv"), true)) || !out->argv[0][0]) *why = "entry argv malformed";
   else if (!(out->env = strings(json_object_get(doc, "env"), false))) *why = "entry env malformed";
+  else if (!parse_environ(json_object_get(doc, "environ"), out)) *why = "entry environ malformed";
   else if (!(out->cwd = strdup(cwd)) || !(out->key = strdup(k))) *why = "out of memory";
   else if (!(out->plan = cordon_lx_plan_from_jsonv(json_object_get(doc, "plan")))) *why = "entry plan malformed";
   else ok = true;
@@ -183,6 +214,17 @@ bool cordon_lx_runcache_parse(const char *data, size_t n, const char *key, cordo
 static char changed[512];
 
 bool cordon_lx_runcache_holds(const cordon_lx_run_entry *e, const char **why) {
+  size_t n = 0;
+  for (; environ[n]; n++) {  /* the names and their order are in the key */
+    if (n >= e->nenviron || (e->environ[n] && strcmp(e->environ[n], environ[n]) != 0)) {
+      *why = "the environment changed";
+      return false;
+    }
+  }
+  if (n != e->nenviron) {
+    *why = "the environment changed";
+    return false;
+  }
   for (size_t i = 0; i < e->nrecords; i++)
     if (!cordon_record_replay(e->calls[i], e->args[i], e->digests[i])) {
       snprintf(changed, sizeof changed, "changed: %c %.400s", e->calls[i], e->args[i]);
@@ -192,7 +234,7 @@ bool cordon_lx_runcache_holds(const cordon_lx_run_entry *e, const char **why) {
   for (size_t i = 0; i < e->nobs; i++) {
     bool follow = strchr("dfs-e", e->obs_kinds[i]) != NULL;
     struct stat st;
-    int rc = follow ? stat(e->obs_paths[i], &st) : lstat(e->obs_paths[i], &st);
+    int rc = cordon_record_stat(e->obs_paths[i], follow, &st);
     if (cordon_lx_stat_kind(rc, errno, &st, follow) != e->obs_kinds[i]) {
       snprintf(changed, sizeof changed, "changed for the compiler: %.400s", e->obs_paths[i]);
       *why = changed;
@@ -277,6 +319,23 @@ static bool plan_protects(const cordon_lx_plan *p, const char *dir) {
   return true;
 }
 
+/* Each variable of cordon's environment: its value when the command's environment `env` has a variable
+ * of that name (the value flows on, or decided something), null when `env` dropped it. */
+static json_t *environ_array(const char *const *env) {
+  json_t *a = json_array();
+  for (size_t i = 0; a && environ[i]; i++) {
+    const char *eq = strchr(environ[i], '=');
+    size_t len = eq ? (size_t)(eq - environ[i]) + 1 : strlen(environ[i]);
+    bool kept = !eq;  /* a malformed entry is kept whole */
+    for (size_t k = 0; !kept && env && env[k]; k++) kept = strncmp(env[k], environ[i], len) == 0;
+    if (json_array_append_new(a, kept ? json_string(environ[i]) : json_null()) != 0) {
+      json_decref(a);
+      return NULL;
+    }
+  }
+  return a;
+}
+
 static json_t *string_array(const char *const *v) {
   json_t *a = json_array();
   for (size_t i = 0; a && v && v[i]; i++)
@@ -294,7 +353,8 @@ static json_t *entry_json(const cordon_lx_plan *plan, const char *const *argv, c
   const cordon_rec_entry *recs = cordon_record_entries(&n);
   json_t *doc = json_object(), *records = json_array(), *obs = json_array();
   json_t *pj = cordon_lx_plan_to_jsonv(plan), *av = string_array(argv), *ev = string_array(env);
-  bool ok = doc && records && obs && pj && av && ev && cwd && json_array_size(av) > 0;
+  json_t *cv = environ_array(env);
+  bool ok = doc && records && obs && pj && av && ev && cv && cwd && json_array_size(av) > 0;
   for (size_t i = 0; ok && i < n; i++) {
     char call[2] = {recs[i].call, '\0'};
     ok = json_array_append_new(records, json_pack("[s, s, s]", call, recs[i].arg, recs[i].digest)) == 0;
@@ -310,11 +370,13 @@ static json_t *entry_json(const cordon_lx_plan *plan, const char *const *argv, c
       json_object_set_new(doc, "key", json_string(key)) == 0 && json_object_set_new(doc, "cwd", json_string(cwd)) == 0 &&
       json_object_set(doc, "records", records) == 0 && json_object_set(doc, "observed", obs) == 0 &&
       json_object_set(doc, "argv", av) == 0 && json_object_set(doc, "env", ev) == 0 &&
-      json_object_set(doc, "plan", pj) == 0 && json_object_size(doc) == 8) {
-    json_decref(records), json_decref(obs), json_decref(pj), json_decref(av), json_decref(ev);
+      json_object_set(doc, "plan", pj) == 0 && json_object_set(doc, "environ", cv) == 0 &&
+      json_object_size(doc) == 9) {
+    json_decref(records), json_decref(obs), json_decref(pj), json_decref(av), json_decref(ev), json_decref(cv);
     return doc;
   }
   json_decref(doc), json_decref(records), json_decref(obs), json_decref(pj), json_decref(av), json_decref(ev);
+  json_decref(cv);
   return NULL;
 }
 

@@ -20,7 +20,8 @@
 
 /* The exact text of every input of a run other than the file system: the binary's identity
  * (/proc/self/exe), uids, gids and groups, the Landlock ABI, cwd (path and inode), the full argv and
- * the full environment. False when something cannot be known (then there is no cache). */
+ * the environment's names (its values are checked against the entry: runcache.c). False when something
+ * cannot be known (then there is no cache). */
 bool cordon_lx_runcache_key(int argc, char *const *argv, char *const *envp, cordon_buf *out);
 
 /* $XDG_CACHE_HOME/cordon when absolute, else $HOME/.cache/cordon when $HOME is absolute (what the plan
@@ -35,6 +36,8 @@ typedef struct {
   char **obs_paths;  /* the compiler's stats: path + kind letter (cordon_lx_stat_kind) */
   char *obs_kinds;
   size_t nobs;
+  char **environ;    /* cordon's environment when stored: "NAME=value", or NULL where only the name counts */
+  size_t nenviron;
   char **argv, **env;  /* NULL-terminated */
   char *cwd;
   cordon_lx_plan *plan;
