@@ -51,7 +51,7 @@ local function granted_roots(req, prof)
   local roots = {}
   local function add(path, write, what)
     if req.platform == "darwin" then path = require("cordon.request").darwin_path(path) end  -- as Seatbelt sees it
-    roots[#roots + 1] = { path = path, write = write, what = what }
+    roots[#roots + 1] = { path = path, write = write, what = what, below = path == "/" and "/" or path .. "/" }
   end
   for _, d in ipairs(req.add_dirs_ro) do add(d.path, false, "--add-dirs-ro " .. d.path) end
   for _, d in ipairs(req.add_dirs) do add(d.path, true, "--add-dirs " .. d.path) end
@@ -108,22 +108,35 @@ local function parse_fragments(frags, name, params)
     starts[#starts + 1] = { line = line, name = f.name }
     local text = f.text:sub(-1) == "\n" and f.text or f.text .. "\n"
     parts[#parts + 1] = text
-    local _, n = text:gsub("\n", "")
-    line = line + n
+    local pos = 1
+    while true do  -- a find loop counts lines without copying the text
+      local nl = text:find("\n", pos, true)
+      if not nl then break end
+      line, pos = line + 1, nl + 1
+    end
   end
-  local policy, err, code = require("cordon.sbpl").parse(table.concat(parts), name, params, {})
-  if not policy then return nil, err, code end
-  local function where(source)
-    local l = tonumber(source and source:match(":(%d+):%d+$"))
-    if not l then return source or "?" end
+  local function at_line(l)
     local lo, hi = 1, #starts  -- the last fragment starting at or before line l
     while lo < hi do
       local mid = (lo + hi + 1) // 2
       if starts[mid].line <= l then lo = mid else hi = mid - 1 end
     end
     local at = starts[lo]
-    if not at or at.line > l then return source end
-    return at.name .. ":" .. (l - at.line + 1), at.name
+    if at and at.line <= l then return at.name, l - at.line + 1 end
+  end
+  local function where(source)
+    local l = tonumber(source and source:match(":(%d+):%d+$"))
+    local frag, fl = at_line(l or 0)
+    if not frag then return source or "?" end
+    return frag .. ":" .. fl, frag
+  end
+  local policy, err, code = require("cordon.sbpl").parse(table.concat(parts), name, params, {})
+  if not policy then
+    -- "tree:LINE:COL: msg" is told as the fragment's own FILE:LINE:COL.
+    local l, col, rest = tostring(err):match(name .. ":(%d+):(%d+):%s*(.*)$")
+    local frag, fl = at_line(tonumber(l) or 0)
+    if frag then return nil, "profile_error: " .. frag .. ":" .. fl .. ":" .. col .. ": " .. rest, "profile_error" end
+    return nil, err, code
   end
   return policy, where
 end
@@ -139,30 +152,53 @@ local function path_filters(filters, out)
       for i = 2, #f do kids[#kids + 1] = f[i] end
       path_filters(kids, out)
     elseif (kind == "literal" or kind == "subpath" or kind == "prefix") and type(f[2]) == "string" then
-      out[#out + 1] = { kind, (f[2]:gsub("//+", "/")) }
+      local path = f[2]
+      if path:find("//", 1, true) then path = path:gsub("//+", "/") end
+      out[#out + 1] = { kind, path }
     end
   end
   return out
 end
 
 local function ops_of(rule)
-  local read, write, exec = false, false, false
+  local read, write, exec, wild_read, wild_write = false, false, false, false, false
   for _, op in ipairs(rule.ops) do
     if READ_OPS[op] then read = true end
-    if WRITE_OPS[op] or op:match("^file%-write") then write = true end
+    if WRITE_OPS[op] or op:sub(1, 10) == "file-write" then write = true end
     if EXEC_OPS[op] then exec = true end
+    if op == "file-read*" or op == "file*" then wild_read = true end
+    if op == "file-write*" or op == "file*" then wild_write = true end
   end
-  return read, write, exec
+  return read, write, exec, wild_read, wild_write
+end
+
+-- The tree's file rules, read once: { action, read, write, exec, wild_read, wild_write, filters, at, name },
+-- where `at` is "fragment:line" and `name` the fragment. Rules on other operations are left out.
+local function file_rules(rules, where)
+  local out = {}
+  for _, r in ipairs(rules) do
+    local read, write, exec, wild_read, wild_write = ops_of(r)
+    if read or write or exec then
+      local filters = path_filters(r.filters, {})
+      if #filters > 0 then
+        local at, name = where(r.source)
+        out[#out + 1] = { action = r.action, read = read, write = write, exec = exec, wild_read = wild_read,
+                          wild_write = wild_write, filters = filters, at = at, name = name }
+      end
+    end
+  end
+  return out
 end
 
 -- The guarded paths below HOME: { key → { kind, path, classes = {read=, write=}, why } } and their order.
-local function collect(tree_rules, where, req, secrets)
+local function collect(rules, req, secrets)
   local home = req.home
+  local below_home = home == "/" and "/" or home .. "/"
   local entries, order = {}, {}
   local function add(kind, path, read, write, why, listing)
     if kind ~= "literal" and kind ~= "subpath" then return end
-    path = path:gsub("//+", "/")
-    if not strictly_within(home, path) then return end
+    if path:find("//", 1, true) then path = path:gsub("//+", "/") end
+    if path:sub(1, #below_home) ~= below_home or path == home then return end
     local e = entries[path]  -- one entry per path: a subpath covers the literal of the same path
     if not e then
       e = { kind = kind, path = path, classes = {}, why = {}, listing = listing }
@@ -174,15 +210,13 @@ local function collect(tree_rules, where, req, secrets)
     if read and not e.why.read then e.classes.read, e.why.read = true, why end
     if write and not e.why.write then e.classes.write, e.why.write = true, why end
   end
-  for _, r in ipairs(tree_rules) do
-    local read, write, exec = ops_of(r)
-    if r.action == "deny" and (read or write) then
-      for _, f in ipairs(path_filters(r.filters, {})) do
-        add(f[1], f[2], read, write, "denied by " .. where(r.source))
-      end
-    elseif r.action == "allow" and (read or exec) and not write then
-      local why = (exec and "run from " or "read-only in ") .. where(r.source)
-      for _, f in ipairs(path_filters(r.filters, {})) do add(f[1], f[2], false, true, why, f[1] == "literal") end
+  for _, r in ipairs(rules) do
+    if r.action == "deny" and (r.read or r.write) then
+      local why = "denied by " .. r.at
+      for _, f in ipairs(r.filters) do add(f[1], f[2], r.read, r.write, why) end
+    elseif r.action == "allow" and (r.read or r.exec) and not r.write then
+      local why = (r.exec and "run from " or "read-only in ") .. r.at
+      for _, f in ipairs(r.filters) do add(f[1], f[2], false, true, why, f[1] == "literal") end
     end
   end
   for _, e in ipairs(protect.in_home) do
@@ -217,7 +251,7 @@ end
 
 -- The tree's wildcard grants, by class and by every directory above the granted path, so the grants
 -- strictly inside a guarded subpath are one lookup: below["write"]["/h/.ssh"] = { filters… }.
-local function grants_below(rules, counts)
+local function grants_below(rules, selected)
   local below = { read = {}, write = {} }
   local function add(class, f)
     local p = f[2]:match("^(.+)/[^/]*$")
@@ -232,17 +266,10 @@ local function grants_below(rules, counts)
     end
   end
   for _, r in ipairs(rules) do
-    if r.action == "allow" and counts(r) then
-      local read, write = false, false
-      for _, op in ipairs(r.ops) do
-        if op == "file-read*" or op == "file*" then read = true end
-        if op == "file-write*" or op == "file*" then write = true end
-      end
-      if read or write then
-        for _, f in ipairs(path_filters(r.filters, {})) do
-          if read then add("read", f) end
-          if write then add("write", f) end
-        end
+    if r.action == "allow" and (r.wild_read or r.wild_write) and selected[r.name] then
+      for _, f in ipairs(r.filters) do
+        if r.wild_read then add("read", f) end
+        if r.wild_write then add("write", f) end
       end
     end
   end
@@ -271,10 +298,10 @@ function M.build(o)
   local roots = granted_roots(req, o.profile)
   local frags = candidates(o.tree, req, roots)
   if not frags then return {}, {} end
-  local all, where = parse_fragments(frags, "tree", o.params)
-  if not all then return nil, where, "profile_error" end
-  local all_rules = all:rules()
-  local found = collect(all_rules, where, req, profile_secrets(req))
+  local all, where, perr = parse_fragments(frags, "tree", o.params)
+  if not all then return nil, where, perr end
+  local tree_rules = file_rules(all:rules(), where)
+  local found = collect(tree_rules, req, profile_secrets(req))
   if #found == 0 then return {}, {} end
 
   -- The tree's own decisions: the selected fragments only, as assembled.
@@ -282,10 +309,7 @@ function M.build(o)
   if not decided then return nil, err, code end
   local selected = {}
   for _, s in ipairs(o.selected) do selected[s.name] = true end
-  local below = grants_below(all_rules, function(r)
-    local _, name = where(r.source)
-    return selected[name] == true
-  end)
+  local below = grants_below(tree_rules, selected)
 
   -- Which (entry, class) pairs lie inside a root that grants the class, and are not named as roots.
   local todo, queries = {}, {}
@@ -295,7 +319,7 @@ function M.build(o)
       local inside, named = nil, false
       for _, r in ipairs(roots) do
         if class == "read" or r.write then
-          if strictly_within(r.path, e.path) then inside = inside or r
+          if e.path:sub(1, #r.below) == r.below and e.path ~= r.path then inside = inside or r
           elseif r.path == e.path then named = true end
         end
       end

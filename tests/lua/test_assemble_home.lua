@@ -169,5 +169,19 @@ t.test("an appended Lua profile script sees the policy's home, workdir and platf
   end
 end)
 
+t.test("a fragment the guards cannot read is an error with its own file:line", function()
+  local src = assert(os.getenv("CORDON_SOURCE_DIR"), "CORDON_SOURCE_DIR is set by ctest")
+  local tree = tmp .. "/tree"
+  assert(os.execute("cp -r '" .. src .. "/tests/data/trees/basic' '" .. tree .. "'"))
+  local f = assert(io.open(tree .. "/55-integrations-optional/broken.sb", "w"))
+  f:write(';; broken on purpose\n(allow file-read* (home-subpath "/.ok"))\n(allow file-read*\n')
+  f:close()
+  local ok, err, code = cordon.assemble { home = "/h", workdir = "/h", environ = {}, platform = "linux",
+                                          profiles_dir = tree }
+  t.eq(ok, nil)
+  t.eq(code, "profile_error")
+  t.ok(err:find("55-integrations-optional/broken.sb:3:1:", 1, true), err)
+end)
+
 os.execute("rm -rf '" .. tmp .. "'")
 return t.finish()
