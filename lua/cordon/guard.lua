@@ -23,8 +23,9 @@
 --   * the permission profile's deny entries (the secrets of the standard profiles).
 -- Every fragment of the tree for the target platform counts, selected or not: a workdir of HOME must
 -- not let one agent plant a hook in another agent's settings. Only paths strictly below HOME are
--- guarded, and only inside a root that strictly contains them: a root that *is* a guarded path, or
--- lies inside one (`--add-dirs ~/.ssh`), is the user naming it on purpose, and becomes a hole instead.
+-- guarded, and only inside a root that strictly contains them: a root that *is* a guarded path
+-- (`--add-dirs ~/.ssh`) is the user naming it on purpose and gets no guard; a root inside one
+-- (`--add-dirs ~/.cargo/bin/mine`) becomes a hole in it.
 local protect = require "cordon.protect"
 local sys = require "cordon.c.sys"
 
@@ -301,8 +302,16 @@ function M.build(o)
   local all, where, perr = parse_fragments(frags, "tree", o.params)
   if not all then return nil, where, perr end
   local tree_rules = file_rules(all:rules(), where)
-  local found = collect(tree_rules, req, profile_secrets(req))
-  if #found == 0 then return {}, {} end
+  local found = {}
+  for _, e in ipairs(collect(tree_rules, req, profile_secrets(req))) do
+    for _, r in ipairs(roots) do
+      if e.path:sub(1, #r.below) == r.below and e.path ~= r.path then
+        found[#found + 1] = e
+        break
+      end
+    end
+  end
+  if #found == 0 then return {}, {} end  -- a project inside HOME: nothing to guard, no second parse
 
   -- The tree's own decisions: the selected fragments only, as assembled.
   local decided, err, code = require("cordon.sbpl").parse(o.tree_text, "tree", o.params, {})
