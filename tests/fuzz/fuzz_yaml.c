@@ -1,5 +1,6 @@
-/* tests/fuzz/fuzz_yaml.c — libFuzzer target over the config loader's YAML path: cordon.c.yaml (libyaml
- * events -> positioned nodes) and the schema in lua/cordon/config.lua that validates them.
+/* tests/fuzz/fuzz_yaml.c — libFuzzer target over the config loader's inputs: cordon.c.yaml (libyaml
+ * events -> positioned nodes), the schema in lua/cordon/config.lua that validates them, and the trust
+ * list (lua/cordon/trust.lua), all fed the same bytes.
  *
  * Any input must end in a node tree or a clean "config_error: FILE:LINE:COL: …" failure, and the schema
  * must answer with values or a located config_error: a Lua error raised anywhere else is a bug, as is
@@ -19,6 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static const char probe[] =
     "local yaml = require 'cordon.c.yaml'\n"
     "local config = require 'cordon.config'\n"
+    "local trust = require 'cordon.trust'\n"
     "local function walk(n, depth)\n"
     "  assert(type(n) == 'table', 'a node is a table')\n"
     "  assert(math.type(n.line) == 'integer' and n.line >= 1, 'a node has a line')\n"
@@ -40,6 +42,9 @@ static const char probe[] =
     "    if v then assert(type(v) == 'table')\n"
     "    else assert(e:match('^config_error: f%.yaml:%d+:%d+: '), e) end\n"
     "  end\n"
+    "  local list, lerr = trust.read_list('trusted', text)\n"
+    "  if list then for _, e in ipairs(list) do assert(e.path:sub(1, 1) == '/' and e.line >= 1, 'an entry is absolute') end\n"
+    "  else assert(lerr:match('^config_error: trusted:%d+:%d+: '), lerr) end\n"
     "end\n";
 
 /* A fresh state per input: everything the input made is freed with it, so a leak in the binding shows
