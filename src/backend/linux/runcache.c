@@ -1,13 +1,11 @@
-/* src/backend/linux/runcache.c — the run cache (runcache.h): key, entry format, load, replay, store.
+/* src/backend/linux/runcache.c — the run cache (runcache.h): key, load, replay, store.
  *
- * An entry is one JSON object, written atomically (temporary file + rename, mode 0600) into
- * <cache root>/linux-runs/<hash of the key>.json, a directory every plan forbids the sandbox to write.
- * It holds the key's full text, so a hash collision is a miss, never someone else's run:
- *   { "format": 1, "key": "…", "records": [["s", "/path", "digest"], …], "observed": [["/path", "d"], …],
- *     "environ": ["NAME=value" or null, …], "argv": […], "env": […], "cwd": "…", "plan": { the plan's JSON } }
+ * An entry (runcache_format.c) is written atomically (temporary file + rename, mode 0600) into
+ * <cache root>/linux-runs/<hash of the key>.run, a directory every plan forbids the sandbox to write.
+ * It holds the key's full text, so a hash collision is a miss, never someone else's run.
  *
- * The environment: the key holds every variable's name; "environ" holds, in the same order, each value
- * the run depended on, and null for a variable the command's environment dropped (sanitized mode).
+ * The environment: the key holds every variable's name; the entry holds, in the same order, each value
+ * the run depended on, and nothing for a variable the command's environment dropped (sanitized mode).
  * A dropped value reaches neither the command nor, by the contract in src/lua/lsys.c, any decision
  * (reads through cordon.c.sys.getenv are recorded and replayed), so a changing one (a shell's _,
  * hyperfine's HYPERFINE_RANDOMIZED_ENVIRONMENT_OFFSET, a terminal's session id) does not miss. */
@@ -19,7 +17,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,7 +80,7 @@ static void key_file(const char *root, const char *key, char *out, size_t cap) {
     a = (a ^ *p) * 1099511628211ULL;
     b = (b ^ *p) * 0x100000001b3ULL * 31 + 0x9e3779b97f4a7c15ULL;
   }
-  snprintf(out, cap, "%s/linux-runs/%016llx%016llx.json", root, (unsigned long long)a, (unsigned long long)b);
+  snprintf(out, cap, "%s/linux-runs/%016llx%016llx.run", root, (unsigned long long)a, (unsigned long long)b);
 }
 
 static void free_strv(char **v, size_t n) {
@@ -111,103 +108,6 @@ void cordon_lx_run_entry_free(cordon_lx_run_entry *e) {
   free(e->cwd);
   cordon_lx_plan_free(e->plan);
   memset(e, 0, sizeof *e);
-}
-
-/* A JSON array of strings into a NULL-terminated vector; NULL when it is anything else. */
-static char **strings(const json_t *a, bool need_one) {
-  if (!json_is_array(a) || json_array_size(a) > MAX_STRINGS || (need_one && json_array_size(a) == 0)) return NULL;
-  size_t n = json_array_size(a);
-  char **v = calloc(n + 1, sizeof *v);
-  for (size_t i = 0; v && i < n; i++) {
-    const char *s = json_string_value(json_array_get(a, i));
-    if (!s || !(v[i] = strdup(s))) {
-      free_strv(v, i);
-      return NULL;
-    }
-  }
-  return v;
-}
-
-static bool parse_records(const json_t *a, cordon_lx_run_entry *e) {
-  size_t n = json_array_size(a);
-  if (!json_is_array(a) || n > MAX_STRINGS) return false;
-  e->calls = calloc(n + 1, 1), e->args = calloc(n + 1, sizeof *e->args), e->digests = calloc(n + 1, sizeof *e->digests);
-  if (!e->calls || !e->args || !e->digests) return false;
-  for (size_t i = 0; i < n; i++) {
-    const json_t *r = json_array_get(a, i);
-    const char *c = json_string_value(json_array_get(r, 0)), *arg = json_string_value(json_array_get(r, 1)),
-               *dig = json_string_value(json_array_get(r, 2));
-    if (!json_is_array(r) || json_array_size(r) != 3 || !c || strlen(c) != 1 || !strchr("sldfrpchtg", c[0]) || !arg ||
-        !dig)
-      return false;
-    e->calls[i] = c[0];
-    if (!(e->args[i] = strdup(arg))) return false;
-    if (!(e->digests[i] = strdup(dig))) {
-      free(e->args[i]);
-      e->args[i] = NULL;
-      return false;
-    }
-    e->nrecords = i + 1;
-  }
-  return true;
-}
-
-static bool parse_observed(const json_t *a, cordon_lx_run_entry *e) {
-  size_t n = json_array_size(a);
-  if (!json_is_array(a) || n > MAX_STRINGS) return false;
-  e->obs_paths = calloc(n + 1, sizeof *e->obs_paths), e->obs_kinds = calloc(n + 1, 1);
-  if (!e->obs_paths || !e->obs_kinds) return false;
-  for (size_t i = 0; i < n; i++) {
-    const json_t *o = json_array_get(a, i);
-    const char *path = json_string_value(json_array_get(o, 0)), *kind = json_string_value(json_array_get(o, 1));
-    if (!json_is_array(o) || json_array_size(o) != 2 || !path || path[0] != '/' || !kind || strlen(kind) != 1 ||
-        !strchr("dfs-eDFSL_E", kind[0]))
-      return false;
-    if (!(e->obs_paths[i] = strdup(path))) return false;
-    e->obs_kinds[i] = kind[0];
-    e->nobs = i + 1;
-  }
-  return true;
-}
-
-/* "environ": strings or nulls, kept as a vector with NULL holes (count in nenviron). */
-static bool parse_environ(const json_t *a, cordon_lx_run_entry *e) {
-  size_t n = json_array_size(a);
-  if (!json_is_array(a) || n > MAX_STRINGS || !(e->environ = calloc(n + 1, sizeof *e->environ))) return false;
-  for (size_t i = 0; i < n; i++) {
-    const json_t *v = json_array_get(a, i);
-    e->nenviron = i + 1;
-    if (json_is_null(v)) continue;
-    if (!json_is_string(v) || !(e->environ[i] = strdup(json_string_value(v)))) return false;
-  }
-  e->nenviron = n;
-  return true;
-}
-
-bool cordon_lx_runcache_parse(const char *data, size_t n, const char *key, cordon_lx_run_entry *out, const char **why) {
-  memset(out, 0, sizeof *out);
-  if (n > CORDON_RUNCACHE_MAX_BYTES) {
-    *why = "entry too large";
-    return false;
-  }
-  json_t *doc = json_loadb(data, n, JSON_REJECT_DUPLICATES, NULL);
-  const char *k = json_string_value(json_object_get(doc, "key")), *cwd = json_string_value(json_object_get(doc, "cwd"));
-  bool ok = false;
-  if (!json_is_object(doc)) *why = "entry is not JSON";
-  else if (json_integer_value(json_object_get(doc, "format")) != CORDON_RUNCACHE_FORMAT) *why = "entry format differs";
-  else if (!k || !key || strcmp(k, key) != 0) *why = "entry is for another key";
-  else if (!cwd || cwd[0] != '/') *why = "entry has no cwd";
-  else if (!parse_records(json_object_get(doc, "records"), out)) *why = "entry records malformed";
-  else if (!parse_observed(json_object_get(doc, "observed"), out)) *why = "entry observations malformed";
-  else if (!(out->argv = strings(json_object_get(doc, "argv"), true)) || !out->argv[0][0]) *why = "entry argv malformed";
-  else if (!(out->env = strings(json_object_get(doc, "env"), false))) *why = "entry env malformed";
-  else if (!parse_environ(json_object_get(doc, "environ"), out)) *why = "entry environ malformed";
-  else if (!(out->cwd = strdup(cwd)) || !(out->key = strdup(k))) *why = "out of memory";
-  else if (!(out->plan = cordon_lx_plan_from_jsonv(json_object_get(doc, "plan")))) *why = "entry plan malformed";
-  else ok = true;
-  json_decref(doc);
-  if (!ok) cordon_lx_run_entry_free(out);
-  return ok;
 }
 
 /* Why the last replay failed, for CORDON_TRACE: which call on which path. */
@@ -319,65 +219,62 @@ static bool plan_protects(const cordon_lx_plan *p, const char *dir) {
   return true;
 }
 
-/* Each variable of cordon's environment: its value when the command's environment `env` has a variable
- * of that name (the value flows on, or decided something), null when `env` dropped it. */
-static json_t *environ_array(const char *const *env) {
-  json_t *a = json_array();
-  for (size_t i = 0; a && environ[i]; i++) {
+/* The compiler's stats worth replaying: each (path, kind) once, and not a missing path beneath a path
+ * recorded as missing (resolving it fails at the same component, so it cannot differ while that holds). */
+static bool implied(const cordon_lx_plan *p, size_t i) {
+  const char *path = p->obs_paths[i];
+  char k = p->obs_kinds[i];
+  if (k != '-' && k != '_') return false;
+  for (size_t j = 0; j < p->nobs; j++) {
+    if (j == i) continue;
+    const char *q = p->obs_paths[j];
+    size_t n = strlen(q);
+    if (strcmp(q, path) == 0 && p->obs_kinds[j] == k && j < i) return true;  /* a duplicate */
+    if ((p->obs_kinds[j] == '-' || p->obs_kinds[j] == '_') && n > 1 && strncmp(q, path, n) == 0 && path[n] == '/')
+      return true;
+  }
+  return false;
+}
+
+static bool duplicate(const cordon_lx_plan *p, size_t i) {
+  for (size_t j = 0; j < i; j++)
+    if (p->obs_kinds[j] == p->obs_kinds[i] && strcmp(p->obs_paths[j], p->obs_paths[i]) == 0) return true;
+  return false;
+}
+
+/* The entry for the armed recorder's run, borrowing every string; free with free_view. */
+static bool entry_view(const cordon_lx_plan *plan, const char *const *argv, const char *const *env, const char *cwd,
+                       cordon_lx_run_entry *e) {
+  memset(e, 0, sizeof *e);
+  size_t n, ne = 0;
+  const cordon_rec_entry *recs = cordon_record_entries(&n);
+  while (environ[ne]) ne++;
+  e->key = (char *)cordon_record_key();
+  e->calls = calloc(n + 1, 1), e->args = calloc(n + 1, sizeof *e->args), e->digests = calloc(n + 1, sizeof *e->digests);
+  e->obs_paths = calloc(plan->nobs + 1, sizeof *e->obs_paths), e->obs_kinds = calloc(plan->nobs + 1, 1);
+  e->environ = calloc(ne + 1, sizeof *e->environ);
+  if (!e->calls || !e->args || !e->digests || !e->obs_paths || !e->obs_kinds || !e->environ) return false;
+  for (size_t i = 0; i < n; i++) e->calls[i] = recs[i].call, e->args[i] = recs[i].arg, e->digests[i] = recs[i].digest;
+  e->nrecords = n;
+  /* O(n^2) over a few hundred paths, once per stored run */
+  for (size_t i = 0; i < plan->nobs; i++)
+    if (!duplicate(plan, i) && !implied(plan, i))
+      e->obs_paths[e->nobs] = plan->obs_paths[i], e->obs_kinds[e->nobs++] = plan->obs_kinds[i];
+  for (size_t i = 0; i < ne; i++) {
+    /* a variable the command's environment keeps (by name) is compared by value; a dropped one is not */
     const char *eq = strchr(environ[i], '=');
     size_t len = eq ? (size_t)(eq - environ[i]) + 1 : strlen(environ[i]);
-    bool kept = !eq;  /* a malformed entry is kept whole */
+    bool kept = !eq;
     for (size_t k = 0; !kept && env && env[k]; k++) kept = strncmp(env[k], environ[i], len) == 0;
-    if (json_array_append_new(a, kept ? json_string(environ[i]) : json_null()) != 0) {
-      json_decref(a);
-      return NULL;
-    }
+    e->environ[i] = kept ? environ[i] : NULL;
   }
-  return a;
+  e->nenviron = ne;
+  e->argv = (char **)argv, e->env = (char **)env, e->cwd = (char *)cwd, e->plan = (cordon_lx_plan *)plan;
+  return e->key && argv && argv[0] && cwd;
 }
 
-static json_t *string_array(const char *const *v) {
-  json_t *a = json_array();
-  for (size_t i = 0; a && v && v[i]; i++)
-    if (json_array_append_new(a, json_string(v[i])) != 0) {
-      json_decref(a);
-      return NULL;
-    }
-  return a;
-}
-
-/* The entry as JSON; NULL when out of memory or when something would not survive the trip (a string
- * that is not UTF-8, a plan part jansson refused). */
-static json_t *entry_json(const cordon_lx_plan *plan, const char *const *argv, const char *const *env, const char *cwd) {
-  size_t n;
-  const cordon_rec_entry *recs = cordon_record_entries(&n);
-  json_t *doc = json_object(), *records = json_array(), *obs = json_array();
-  json_t *pj = cordon_lx_plan_to_jsonv(plan), *av = string_array(argv), *ev = string_array(env);
-  json_t *cv = environ_array(env);
-  bool ok = doc && records && obs && pj && av && ev && cv && cwd && json_array_size(av) > 0;
-  for (size_t i = 0; ok && i < n; i++) {
-    char call[2] = {recs[i].call, '\0'};
-    ok = json_array_append_new(records, json_pack("[s, s, s]", call, recs[i].arg, recs[i].digest)) == 0;
-  }
-  for (size_t i = 0; ok && i < plan->nobs; i++) {
-    char kind[2] = {plan->obs_kinds[i], '\0'};
-    ok = json_array_append_new(obs, json_pack("[s, s]", plan->obs_paths[i], kind)) == 0;
-  }
-  ok = ok && json_array_size(json_object_get(pj, "landlock_rules")) == plan->nrules &&
-       json_array_size(json_object_get(pj, "mounts")) == plan->nmounts;
-  const char *key = cordon_record_key();
-  if (ok && key && json_object_set_new(doc, "format", json_integer(CORDON_RUNCACHE_FORMAT)) == 0 &&
-      json_object_set_new(doc, "key", json_string(key)) == 0 && json_object_set_new(doc, "cwd", json_string(cwd)) == 0 &&
-      json_object_set(doc, "records", records) == 0 && json_object_set(doc, "observed", obs) == 0 &&
-      json_object_set(doc, "argv", av) == 0 && json_object_set(doc, "env", ev) == 0 &&
-      json_object_set(doc, "plan", pj) == 0 && json_object_set(doc, "environ", cv) == 0 &&
-      json_object_size(doc) == 9) {
-    json_decref(records), json_decref(obs), json_decref(pj), json_decref(av), json_decref(ev), json_decref(cv);
-    return doc;
-  }
-  json_decref(doc), json_decref(records), json_decref(obs), json_decref(pj), json_decref(av), json_decref(ev);
-  json_decref(cv);
-  return NULL;
+static void free_view(cordon_lx_run_entry *e) {
+  free(e->calls), free(e->args), free(e->digests), free(e->obs_paths), free(e->obs_kinds), free(e->environ);
 }
 
 void cordon_lx_runcache_store(const cordon_lx_plan *plan, const char *const *argv, const char *const *env,
@@ -405,8 +302,12 @@ void cordon_lx_runcache_store(const cordon_lx_plan *plan, const char *const *arg
     *why = "cache directory not owned by the caller or writable by others";
     return;
   }
-  json_t *doc = entry_json(plan, argv, env, cwd);
-  if (!doc) {
+  cordon_lx_run_entry view;
+  cordon_buf bytes = CORDON_BUF_INIT;
+  if (entry_view(plan, argv, env, cwd, &view)) cordon_lx_runcache_encode(&view, &bytes);
+  free_view(&view);
+  if (!bytes.len || bytes.oom || bytes.len > CORDON_RUNCACHE_MAX_BYTES) {
+    cordon_buf_free(&bytes);
     *why = "the entry cannot be serialized";
     return;
   }
@@ -415,15 +316,14 @@ void cordon_lx_runcache_store(const cordon_lx_plan *plan, const char *const *arg
   (void)unlink(tmp);
   int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   *why = "the entry cannot be written";
-  char *text = json_dumps(doc, JSON_COMPACT);
   if (fd >= 0) {
-    size_t len = text ? strlen(text) : 0, done = 0;
-    while (text && done < len) {
-      ssize_t w = write(fd, text + done, len - done);
+    size_t done = 0;
+    while (done < bytes.len) {
+      ssize_t w = write(fd, bytes.data + done, bytes.len - done);
       if (w <= 0) break;
       done += (size_t)w;
     }
-    bool written = text && done == len;
+    bool written = done == bytes.len;
     written = close(fd) == 0 && written;
     if (!written || rename(tmp, file) != 0) {
       (void)unlink(tmp);
@@ -432,6 +332,5 @@ void cordon_lx_runcache_store(const cordon_lx_plan *plan, const char *const *arg
       cordon_lx_cache_evict(runs, CORDON_RUNCACHE_MAX_FILES);
     }
   }
-  free(text);
-  json_decref(doc);
+  cordon_buf_free(&bytes);
 }

@@ -45,6 +45,8 @@ typedef struct {
 
 void cordon_lx_run_entry_free(cordon_lx_run_entry *e);
 
+/* Appends the entry's bytes (runcache_format.c) to `out`. */
+void cordon_lx_runcache_encode(const cordon_lx_run_entry *e, cordon_buf *out);
 /* Parses an entry's bytes (untrusted: every length and type is checked). False, with `why` set to a
  * static reason, when it is not a well-formed entry for exactly `key`. */
 bool cordon_lx_runcache_parse(const char *data, size_t n, const char *key, cordon_lx_run_entry *out,
