@@ -45,7 +45,6 @@ local function within(root, p)
   return p == root or p:sub(1, #root + 1) == root .. "/"
 end
 local function strictly_within(root, p) return p ~= root and within(root, p) end
-M.within = within
 
 -- The roots assembly grants after the tree, as the target sees them.
 local function granted_roots(req, prof)
@@ -291,9 +290,11 @@ local function any_of(filters)
   return { "require-any", table.unpack(filters) }
 end
 
--- Builds the guard rules. `o` = { tree, req, profile, tree_text, params }, where tree_text is the
--- selected fragments as assembled (the tree's decision is asked of it). Returns rules (IR tables, maybe
--- empty) and the list explain shows, or nil, message, code.
+-- Builds the guard rules. `o` = { tree, req, profile, tree_text, selected, params }: the loaded tree, the
+-- resolved request, assembly's permission profile, the selected fragments' text as assembled (the tree's
+-- decision is asked of it), select's fragment list and the -D parameters so far. Returns the rules (IR
+-- tables, maybe none) and the list explain shows
+-- ({ kind, path, access = "read"|"write", why, root, root_what, except = { path… } }), or nil, message, code.
 function M.build(o)
   local req = o.req
   local roots = granted_roots(req, o.profile)
