@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# tests/enforce/test_run_cache.sh — the run cache (docs/linux-backend.md, "The run cache"), as root and as
+# an unprivileged user: a second identical `cordon run` is a hit; a hit enforces what a miss enforces;
+# every input the decision depends on, changed, is a miss that takes the new input into account; an
+# entry someone else could have written, or a damaged one, is never used.
+. "$(dirname "$0")/lib.sh"
+
+# rc USER [ENV=VALUE…] -- [cordon run options] -- CMD…: runs through cordon with CORDON_TRACE=1 from $W;
+# sets RC (exit status), CACHE (hit, miss, off) and WHY (the trace's reason), stderr in ERR.
+rc() {
+  local user=$1
+  shift
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  ERR=$(as "$user" "${DIR:-$W}" "$H" env CORDON_TRACE=1 "${envs[@]}" "${BIN:-$CORDON}" run --workdir "$W" "$@" 2>&1 >/dev/null)
+  RC=$?
+  local line
+  line=$(printf '%s\n' "$ERR" | grep -m1 '^cordon: run-cache: \(hit\|miss\|off\)')
+  CACHE=$(printf '%s' "$line" | sed -E 's/^cordon: run-cache: (hit|miss|off).*/\1/')
+  WHY=$(printf '%s' "$line" | sed -E 's/^cordon: run-cache: [a-z]+ ?\(?//; s/\)$//')
+}
+
+# expect "description" RC CACHE: the last rc call ended with that status and cache outcome
+expect() {
+  if [ "$RC" = "$2" ] && [ "$CACHE" = "$3" ]; then ok "$u: $1"
+  else bad "$u: $1 (exit $RC, cache '$CACHE' $WHY; expected exit $2, $3: $(printf '%s' "$ERR" | tail -3 | tr '\n' ' '))"; fi
+}
+
+entry() { ls -t "$H"/.cache/cordon/linux-runs/*.run 2>/dev/null | head -1; }
+
+for u in $USERS; do
+  new_case "$u"
+
+  rc "$u" -- -- true
+  expect "the first run is a miss" 0 miss
+  rc "$u" -- -- true
+  expect "the second identical run is a hit" 0 hit
+  e=$(entry)
+  check "$u: the entry is the caller's, mode 0600" test "$(stat -c '%U %a' "$e")" = "$u 600"
+  rc "$u" CORDON_NO_RUN_CACHE=1 -- -- true
+  expect "CORDON_NO_RUN_CACHE turns it off" 0 off
+
+  # --- a hit enforces exactly what a miss enforces -----------------------------------------------------
+  hit_denied() {
+    local d=$1 target=$2 cmd=$3 before
+    before=$(state "$target")
+    rc "$u" -- -- sh -c "$cmd || exit 42"
+    [ "$RC" = 42 ] && [ "$CACHE" = miss ] || { bad "$u: $d: first run (exit $RC, $CACHE $WHY)"; return; }
+    settle "$target" "$before"
+    rc "$u" -- -- sh -c "$cmd || exit 42"
+    expect "$d: denied on a hit too" 42 hit
+    settle "$target" "$before"
+    check "$u: $d: target unchanged" test "$(state "$target")" = "$before"
+  }
+  hit_denied "write outside the workdir" "$O/file" "echo evil >'$O/file'"
+  hit_denied "read ~/.ssh/id_*" "$H/.ssh/id_ed25519" "cat '$H/.ssh/id_ed25519'"
+  hit_denied "write .git/hooks/*" "$W/.git/hooks/pre-commit" "echo evil >.git/hooks/pre-commit"
+  rc "$u" -- -- sh -c 'echo ok >inside && cat file >/dev/null'
+  rc "$u" -- -- sh -c 'echo ok >inside && cat file >/dev/null'
+  expect "a hit still writes inside the workdir" 0 hit
+
+  # --- every input changed is a miss that sees the change ----------------------------------------------
+  write_out="echo allowed >'$O/new'"
+  rc "$u" -- -- sh -c "$write_out"
+  rc "$u" -- -- sh -c "$write_out"
+  expect "writing outside is denied (primed)" 2 hit
+  mkdir -p "$H/.config/cordon"
+  printf 'add-dirs: [%s]\n' "$O" >"$H/.config/cordon/config.yaml"
+  chown -R "$u" "$H/.config"
+  rc "$u" -- -- sh -c "$write_out"
+  expect "a new user config is a miss, and its add-dirs apply" 0 miss
+  printf '# edited\n' >"$H/.config/cordon/config.yaml"
+  rc "$u" -- -- sh -c "$write_out"
+  expect "editing the user config is a miss, and the grant is gone" 2 miss
+  rm -f "$O/new" "$H/.config/cordon/config.yaml"
+
+  rc "$u" -- -- sh -c "$write_out"
+  printf 'add-dirs: [%s]\n' "$O" >"$W/.cordon.yaml"
+  chown "$u" "$W/.cordon.yaml"
+  rc "$u" -- -- sh -c "$write_out"
+  expect "an untrusted .cordon.yaml appearing is a miss, and stays ignored" 2 miss
+  rc "$u" -- -- sh -c "$write_out"
+  expect "the same again is a hit" 2 hit
+  printf '%s\n' "$W" >"$H/.config/cordon/trusted-workdirs"
+  chown "$u" "$H/.config/cordon/trusted-workdirs"
+  rc "$u" -- -- sh -c "$write_out"
+  expect "trusting the workdir is a miss, and its config applies" 0 miss
+  rm -f "$O/new" "$W/.cordon.yaml" "$H/.config/cordon/trusted-workdirs"
+
+  rc "$u" -- --add-dirs "$O" -- sh -c "$write_out"
+  expect "--add-dirs is a miss, and applies" 0 miss
+  rm -f "$O/new"
+
+  rc "$u" LANG=C.UTF-8 -- -- true
+  rc "$u" LANG=C.UTF-8 -- -- true
+  expect "a kept variable, same value: hit" 0 hit
+  rc "$u" LANG=en_US.UTF-8 -- -- true
+  expect "a kept variable changed is a miss" 0 miss
+  rc "$u" LANG=en_US.UTF-8 NOISE=1 -- -- true
+  rc "$u" LANG=en_US.UTF-8 NOISE=2 -- -- true
+  expect "a variable the command never sees changed by value only: hit" 0 hit
+  rc "$u" LANG=en_US.UTF-8 NOISE=2 OTHER=1 -- -- true
+  expect "a new variable is a miss" 0 miss
+
+  mkdir -p "$W/sub"
+  chown "$u" "$W/sub"
+  DIR="$W/sub" rc "$u" -- -- true
+  expect "another cwd is a miss" 0 miss
+
+  cp -r "$CORDON_SOURCE_DIR/profiles" "$CASE/profiles"
+  chown -R "$u" "$CASE/profiles"
+  rc "$u" -- --profiles-dir "$CASE/profiles" -- true
+  rc "$u" -- --profiles-dir "$CASE/profiles" -- true
+  expect "a profiles dir run is cached" 0 hit
+  touch "$CASE/profiles/60-agents/"*.sb
+  rc "$u" -- --profiles-dir "$CASE/profiles" -- true
+  expect "touching a fragment is a miss" 0 miss
+
+  mkdir -p "$CASE/bin"
+  cp "$CORDON" "$CASE/bin/cordon"
+  chmod 755 "$CASE/bin" "$CASE/bin/cordon"
+  BIN="$CASE/bin/cordon" rc "$u" -- -- true
+  BIN="$CASE/bin/cordon" rc "$u" -- -- true
+  expect "a copied binary caches its runs" 0 hit
+  cp "$CORDON" "$CASE/bin/cordon.new" && mv "$CASE/bin/cordon.new" "$CASE/bin/cordon"
+  BIN="$CASE/bin/cordon" rc "$u" -- -- true
+  expect "replacing the binary is a miss" 0 miss
+
+  # --- entries nobody else may have written; damaged entries ---------------------------------------
+  rc "$u" -- -- id
+  rc "$u" -- -- id
+  expect "primed for the entry checks" 0 hit
+  e=$(entry)
+  chmod g+w "$e"
+  rc "$u" -- -- id
+  expect "an entry writable by the group is ignored" 0 miss
+  case $WHY in *writable*|*owned*) ok "$u: it says why ($WHY)" ;; *) bad "$u: reason: $WHY" ;; esac
+  rc "$u" -- -- id
+  expect "rewritten afterwards" 0 hit
+  if [ "$u" = root ] && id "$TEST_USER" >/dev/null 2>&1; then
+    chown "$TEST_USER" "$(entry)"
+    rc "$u" -- -- id
+    expect "an entry owned by another user is ignored" 0 miss
+  fi
+  rc "$u" -- -- id
+  e=$(entry)
+  truncate -s 200 "$e"
+  rc "$u" -- -- id
+  expect "a truncated entry is a miss, no crash" 0 miss
+  head -c 4096 /dev/urandom >"$(entry)"
+  rc "$u" -- -- id
+  expect "a garbage entry is a miss" 0 miss
+  printf 'CORDONRC\001\000\000\000\377\377\377\377' >"$(entry)"
+  rc "$u" -- -- id
+  expect "an entry claiming a huge length is a miss" 0 miss
+  rc "$u" -- -- id
+  expect "and the entry is good again" 0 hit
+done
+finish
