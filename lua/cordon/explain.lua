@@ -104,7 +104,7 @@ function M.render(d)
     p("  workdir: none (source: %s)", d.workdir_source)
   end
   if d.workdir and d.workdir == d.home and d.profile ~= "read-only" then
-    p("    note: the workdir is your home directory, so all of it is writable except the protected paths below")
+    p("    note: the workdir is your home directory: it is writable except the protected paths and what the tree keeps (below)")
   end
   local gp = d.git_pointer
   if gp then
