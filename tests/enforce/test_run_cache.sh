@@ -76,6 +76,7 @@ for u in $USERS; do
   rm -f "$O/new" "$H/.config/cordon/config.yaml"
 
   rc "$u" -- -- sh -c "$write_out"
+  settle "$W/.cordon.yaml" absent  # the last run's placeholder goes a moment after it
   printf 'add-dirs: [%s]\n' "$O" >"$W/.cordon.yaml"
   chown "$u" "$W/.cordon.yaml"
   rc "$u" -- -- sh -c "$write_out"

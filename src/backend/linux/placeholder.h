@@ -7,7 +7,8 @@
  * daemon the command left behind). So a detached cleaner process outside the sandbox waits for the
  * command, then for its namespace to empty, then removes what this run created — unless another run
  * still uses it (each run holds a shared flock on every placeholder it relies on). The command itself
- * is exec'd directly: no supervisor sits between it and the caller. */
+ * is exec'd directly: no supervisor sits between it and the caller. The cleaner lingers a second before
+ * removing, so a run right after adopts the placeholders still held instead of making them again. */
 #ifndef CORDON_LINUX_PLACEHOLDER_H
 #define CORDON_LINUX_PLACEHOLDER_H
 #include "backend/linux/linux.h"
