@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/cli/test_check_target.sh — `cordon check` refuses a relative path for a path operation (Seatbelt
 # only ever sees absolute paths, so a "deny" would be a verdict about nothing) and suggests the
-# absolute path; names and network targets stay as they are.
+# absolute path; names and network targets stay as they are. The macOS /private hint is for macOS.
 set -u
 cordon=${CORDON:?CORDON must point at the cordon binary}
 tmp=$(mktemp -d /tmp/cordon-check-target.XXXXXX)
@@ -30,6 +30,14 @@ if [ $? = 0 ]; then ok; else bad "an absolute target is decided"; fi
 if [ $? = 0 ]; then ok; else bad "a name target is not a path"; fi
 "$cordon" check --policy "$tmp/p.sb" network-outbound localhost:80 >/dev/null
 if [ $? = 1 ]; then ok; else bad "a network target is not a path"; fi
+
+# The /private hint is about macOS: an SBPL file or a darwin target gets it, a linux target does not.
+out=$("$cordon" check --policy "$tmp/p.sb" file-read-data /tmp/x)
+if grep -q "ask about /private/tmp/x" <<<"$out"; then ok; else bad "--policy (Seatbelt) gets the /private hint: $out"; fi
+out=$("$cordon" check --platform darwin file-read-data /etc/hosts)
+if grep -q "ask about /private/etc/hosts" <<<"$out"; then ok; else bad "a darwin target gets the /private hint: $out"; fi
+out=$("$cordon" check --platform linux file-read-data /etc/hosts)
+if ! grep -q "/private" <<<"$out"; then ok; else bad "a linux target gets no macOS hint: $out"; fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

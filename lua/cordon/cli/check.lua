@@ -81,7 +81,8 @@ local function read_file(path)
   return text
 end
 
--- Parses the policy the options name. Returns policy, describe (rule source -> where it came from).
+-- Parses the policy the options name. Returns policy, describe (rule source -> where it came from),
+-- platform (the assembled policy's target; "darwin" for --policy, since an SBPL file is a Seatbelt policy).
 local function load_policy(opts)
   local sbpl = require "cordon.sbpl"
   if opts.policy then
@@ -96,7 +97,7 @@ local function load_policy(opts)
     local p, perr = sbpl.parse(text, opts.policy, header_params(text, params),
                                { import_dirs = opts["import-dir"] or {}, symbolic_params = true })
     if not p then return nil, perr end
-    return p, function() return nil end
+    return p, function() return nil end, "darwin"
   end
   if opts.define or opts["import-dir"] then return nil, "-D and --import-dir go with --policy" end
   local assembled, aerr = common.assemble(opts)
@@ -113,7 +114,7 @@ local function load_policy(opts)
       if s.line and s.line <= line then best = s end
     end
     if best then return best.name .. ":" .. (line - best.line) end
-  end
+  end, assembled.platform
 end
 
 -- Seatbelt sees absolute paths only, so a relative TARGET for a path operation can never match a
@@ -166,7 +167,7 @@ local function one_line(text)
   return (table.concat(out):gsub("%s+", " "):gsub("%( ", "("):gsub(" %)", ")"))
 end
 
-local function render_text(action, rule, d, describe, target)
+local function render_text(action, rule, d, describe, target, platform)
   local out = { action }
   if d.by == "rule" then
     local from = describe(rule.source)
@@ -194,7 +195,7 @@ local function render_text(action, rule, d, describe, target)
   end
   local link = target:match("^/(tmp)/") or target:match("^/(var)/") or target:match("^/(etc)/")
     or target:match("^/(tmp)$") or target:match("^/(var)$") or target:match("^/(etc)$")
-  if link and d.operation:match("^file") then
+  if link and platform == "darwin" and d.operation:match("^file") then
     out[#out + 1] = "  note: on macOS /" .. link .. " is a symlink and the kernel checks the real path; ask about /private"
       .. target .. " for what Seatbelt will decide"
   end
@@ -271,13 +272,13 @@ function M.run(argv, first)
   end
   local facts, ferr = facts_of(opts)
   if not facts then return cli.fail(ferr) end
-  local p, describe = load_policy(opts)
+  local p, describe, platform = load_policy(opts)
   if not p then return cli.fail(describe) end
   if opts.batch then return batch(p, opts) end
   local action, rule, d = p:decide(pos[1], pos[2], facts)
   if not action then return cli.fail(rule) end
   io.stdout:write(opts.json and render_json(action, rule, d, pos[1], pos[2], describe)
-                  or render_text(action, rule, d, describe, pos[2]))
+                  or render_text(action, rule, d, describe, pos[2], platform))
   return action == "allow" and 0 or 1
 end
 
