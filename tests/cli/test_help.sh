@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/cli/test_help.sh — the first thing a user types. Every command `cordon --help` lists (and every
 # `cordon session` subcommand) answers --help with exit 0 and a usage line, and its help mentions every
-# option its parser accepts; an unknown option, or an option missing its value, exits 125 with a message
+# option its parser accepts (and lists none it refuses); an unknown option, or an option missing its value, exits 125 with a message
 # naming it. The commands come from `cordon --help` and the options from the commands' own spec tables
 # (M.spec, or the SPECS table of subcommands), so a new command or option is covered without editing
 # this file.
@@ -119,6 +119,14 @@ for label in "${labels[@]}"; do
       else bad "cordon $label $long=x (a flag given a value) exits 125 naming $long ($status): $(head -2 "$tmp/e")"; fi
     fi
   done < <(awk -F'\t' -v l="$label" '$1 == l' "$tmp/specs")
+
+  # ... and the option list of the help names nothing the parser would refuse
+  if grep -q "^options:" "$tmp/out" && awk -F'\t' -v l="$label" '$1 == l && $2 != ""' "$tmp/specs" | grep -q .; then
+    while read -r opt; do
+      if awk -F'\t' -v l="$label" -v o="$opt" '$1 == l && $2 == o { f = 1 } END { exit !f }' "$tmp/specs"; then ok
+      else bad "cordon $label --help lists $opt, which its parser does not accept"; fi
+    done < <(sed -n '/^options:/,$p' "$tmp/out" | grep -oE '^  (-[A-Za-z], )?--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z][a-z0-9-]*')
+  fi
 
   # an option nobody accepts (for `cordon lua` the first word is the script, and is named too)
   "$cordon" "${words[@]}" --no-such-option >"$tmp/o" 2>"$tmp/e"
