@@ -109,6 +109,18 @@ int cordon_record_stat(const char *path, bool follow, struct stat *st) {
   return rc;
 }
 
+const char *cordon_record_getenv(const char *name) {
+  const char *v = getenv(name);
+  if (rec.armed) {
+    cordon_buf b = CORDON_BUF_INIT;
+    cordon_record_string_digest(v, ENOENT, &b);
+    if (b.oom) cordon_record_taint("out of memory");
+    else cordon_record_add(CORDON_REC_GETENV, name, cordon_buf_str(&b));
+    cordon_buf_free(&b);
+  }
+  return v;
+}
+
 /* --- digests ------------------------------------------------------------------------------------------ */
 void cordon_record_stat_digest(int rc, int err, const struct stat *st, cordon_buf *out) {
   if (rc != 0) {

@@ -62,6 +62,10 @@ const cordon_rec_entry *cordon_record_entries(size_t *count);
  * cached runs depend on is taken through this, so back-to-back runs see the same world. */
 int cordon_record_stat(const char *path, bool follow, struct stat *st);
 
+/* getenv that records the answer when armed: for the C half's own reads of the environment (the
+ * compiler's $SSH_AUTH_SOCK, the plan cache's $XDG_CACHE_HOME), whose values the command may never see. */
+const char *cordon_record_getenv(const char *name);
+
 /* --- digests: what a call returned, as text ---------------------------------------------------------- */
 /* stat/lstat: every field cordon.c.sys.stat returns, or the errno; for a directory all but size and
  * mtime (record.c says why). */

@@ -103,6 +103,11 @@ for u in $USERS; do
   expect "a variable the command never sees changed by value only: hit" 0 hit
   rc "$u" LANG=en_US.UTF-8 NOISE=2 OTHER=1 -- -- true
   expect "a new variable is a miss" 0 miss
+  rc "$u" SSH_AUTH_SOCK="$CASE/agent-a" -- -- true
+  rc "$u" SSH_AUTH_SOCK="$CASE/agent-a" -- -- true
+  expect "SSH_AUTH_SOCK unchanged: hit" 0 hit
+  rc "$u" SSH_AUTH_SOCK="$CASE/agent-b" -- -- true
+  expect "SSH_AUTH_SOCK changed is a miss although the command never sees it (the compiler masks the agent)" 0 miss
 
   mkdir -p "$W/sub"
   chown "$u" "$W/sub"

@@ -30,7 +30,7 @@
 #define CACHE_MAX_FILES 64  /* a new plan beyond this evicts the least recently used */
 
 bool cordon_lx_cache_root(const cordon_profile_ctx *ctx, char *out, size_t cap) {
-  const char *xdg = getenv("XDG_CACHE_HOME");
+  const char *xdg = cordon_record_getenv("XDG_CACHE_HOME");
   int n;
   if (xdg && xdg[0] == '/') n = snprintf(out, cap, "%s/cordon", xdg);
   else if (ctx && ctx->home && ctx->home[0] == '/') n = snprintf(out, cap, "%s/.cache/cordon", ctx->home);
@@ -98,8 +98,8 @@ static bool make_key(const char *text, const cordon_params *ps, const cordon_pro
   feed_str(&h, ctx->home);
   feed_str(&h, ctx->slash_tmp);
   feed_u(&h, (uint64_t)best_effort * 2 + (uint64_t)private_tmp);
-  feed_str(&h, getenv("SSH_AUTH_SOCK"));
-  feed_str(&h, getenv("XDG_CACHE_HOME"));
+  feed_str(&h, cordon_record_getenv("SSH_AUTH_SOCK"));  /* recorded for the run cache */
+  feed_str(&h, cordon_record_getenv("XDG_CACHE_HOME"));
   snprintf(out, 33, "%016llx%016llx", (unsigned long long)h.a, (unsigned long long)h.b);
   return true;
 }

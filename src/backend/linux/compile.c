@@ -10,6 +10,7 @@
 #include "backend/linux/compile_impl.h"
 
 #include "core/path.h"
+#include "core/record.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,7 +208,7 @@ static bool mask_sockets(lx_compiler *cc) {
     snprintf(path, sizeof path, "/run/user/%u/%s", (unsigned)getuid(), user_sockets[i]);
     if (!mask_socket(cc, path)) return false;
   }
-  const char *agent = getenv("SSH_AUTH_SOCK");
+  const char *agent = cordon_record_getenv("SSH_AUTH_SOCK");  /* recorded: a cached run must see a new agent */
   if (agent && agent[0] == '/' && !mask_socket(cc, agent)) return false;
   return true;
 }
