@@ -162,7 +162,10 @@ local function lint_with_preludes(path, text, preludes, params, opts)
   local p, perr = sbpl.parse(table.concat(lines, "\n"), "<lint prelude>", all,
                              { import_dirs = opts["import-dir"] or {}, symbolic_params = true })
   local function own(f)
-    if f.file == abs then
+    if f.file == "<lint prelude>" then -- an import failed; its message names the file
+      f.line, f.col = 1, 1
+    end
+    if f.file == abs or f.file == "<lint prelude>" then
       f.file = path
       f.source = path .. ":" .. f.line .. ":" .. f.col
     end
@@ -186,8 +189,7 @@ local function lint_with_preludes(path, text, preludes, params, opts)
   for i, f in ipairs(p:lint(text, abs)) do
     own(f)
     f.order = i
-    local skip = in_prelude[f.file] or f.file == "<lint prelude>"
-      or (f.code == "version-missing" and prelude_version)
+    local skip = in_prelude[f.file] or (f.code == "version-missing" and prelude_version)
     if not skip then out[#out + 1] = f end
   end
   p:close()
