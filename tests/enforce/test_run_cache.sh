@@ -116,12 +116,20 @@ for u in $USERS; do
 
   cp -r "$CORDON_SOURCE_DIR/profiles" "$CASE/profiles"
   chown -R "$u" "$CASE/profiles"
+  sleep 1.1  # a file changed less than a second ago is never trusted by its identity alone
   rc "$u" -- --profiles-dir "$CASE/profiles" -- true
   rc "$u" -- --profiles-dir "$CASE/profiles" -- true
   expect "a profiles dir run is cached" 0 hit
   touch "$CASE/profiles/60-agents/"*.sb
   rc "$u" -- --profiles-dir "$CASE/profiles" -- true
   expect "touching a fragment is a miss" 0 miss
+  case $WHY in *changed*) ok "$u: it says what changed ($WHY)" ;; *) bad "$u: reason: $WHY" ;; esac
+  rc "$u" -- --profiles-dir "$CASE/profiles" -- true
+  expect "a fragment changed less than a second ago is not cached yet (racy)" 0 miss
+  sleep 1.1
+  rc "$u" -- --profiles-dir "$CASE/profiles" -- true
+  rc "$u" -- --profiles-dir "$CASE/profiles" -- true
+  expect "then it is" 0 hit
 
   mkdir -p "$CASE/bin"
   cp "$CORDON" "$CASE/bin/cordon"
