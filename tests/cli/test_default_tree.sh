@@ -17,7 +17,8 @@ done
 
 # HOME and the workdir must not sit under /tmp: the permission profile makes /tmp writable, and a
 # writable root decides after the fragments, which would hide what the tree itself decides.
-tmp=$(mktemp -d "${CORDON_BUILD_DIR:-/var/tmp}/default-tree.XXXXXX")
+. "$SRC/tests/lib/scratch.sh"
+tmp=$(cordon_scratch default-tree) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 export HOME="$tmp/home"
 mkdir -p "$HOME" "$tmp/work"

@@ -4,10 +4,12 @@
 # the .git pointer report, --json, and the Linux plan for a linux target.
 set -u
 : "${CORDON:?set by ctest}" "${CORDON_SOURCE_DIR:?set by ctest}"
-basic="$CORDON_SOURCE_DIR/tests/data/trees/basic"
+. "$CORDON_SOURCE_DIR/tests/lib/scratch.sh"
 # Not under /tmp: a darwin policy names /tmp paths as /private/tmp, which would muddle the checks.
-tmp=$(mktemp -d "${CORDON_BUILD_DIR:-$PWD}/explain-test.XXXXXX")
+tmp=$(cordon_scratch explain-test) || exit 1
 trap 'rm -rf "$tmp"' EXIT
+cp -R "$CORDON_SOURCE_DIR/tests/data/trees/basic" "$tmp/basic-tree"
+basic="$tmp/basic-tree"
 tmp=$(cd "$tmp" && pwd -P)
 export HOME="$tmp/home"
 unset XDG_CONFIG_HOME

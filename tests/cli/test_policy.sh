@@ -4,10 +4,13 @@
 # Regenerate the goldens after an intended change: CORDON_UPDATE_GOLDEN=1 bash tests/cli/test_policy.sh
 set -u
 : "${CORDON:?set by ctest}" "${CORDON_SOURCE_DIR:?set by ctest}"
-basic="$CORDON_SOURCE_DIR/tests/data/trees/basic"
 golden="$CORDON_SOURCE_DIR/tests/golden/assembly"
-tmp=$(mktemp -d /tmp/cordon-policy.XXXXXX)
+. "$CORDON_SOURCE_DIR/tests/lib/scratch.sh"
+tmp=$(cordon_scratch cordon-policy) || exit 1
 trap 'rm -rf "$tmp"' EXIT
+# The tree is copied beside the test so its path (protected by the final denies) is never under /tmp.
+cp -R "$CORDON_SOURCE_DIR/tests/data/trees/basic" "$tmp/basic-tree"
+basic="$tmp/basic-tree"
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
