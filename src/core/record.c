@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static struct {
@@ -203,6 +204,25 @@ void cordon_record_file_digest(int err, const struct stat *st, bool too_large, c
                     (long)st->st_ctim.tv_nsec, too_large ? " big" : "");
 }
 
+void cordon_record_dir_digest(int rc, int err, const struct stat *st, cordon_buf *out) {
+  if (rc != 0) {
+    cordon_buf_printf(out, "e%d", err);
+    return;
+  }
+  cordon_buf_printf(out, "t%o d%llu i%llu m%lld.%09ld c%lld.%09ld", (unsigned)st->st_mode, (unsigned long long)st->st_dev,
+                    (unsigned long long)st->st_ino, (long long)st->st_mtim.tv_sec, (long)st->st_mtim.tv_nsec,
+                    (long long)st->st_ctim.tv_sec, (long)st->st_ctim.tv_nsec);
+}
+
+bool cordon_record_racy(const struct stat *st) {
+  struct timespec now;
+  if (clock_gettime(CLOCK_REALTIME, &now) != 0) return true;
+  long long c = (long long)st->st_ctim.tv_sec * 1000000000LL + st->st_ctim.tv_nsec;
+  long long m = (long long)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
+  long long n = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+  return n - c < 1000000000LL || n - m < 1000000000LL;
+}
+
 void cordon_record_string_digest(const char *result, int err, cordon_buf *out) {
   if (result) cordon_buf_printf(out, "=%s", result);
   else cordon_buf_printf(out, "e%d", err);
@@ -290,6 +310,11 @@ bool cordon_record_replay(char call, const char *arg, const char *digest) {
   }
   case CORDON_REC_HOME: replay_home(&b); break;
   case CORDON_REC_GETENV: cordon_record_string_digest(getenv(arg), ENOENT, &b); break;
+  case CORDON_REC_DIR: {
+    int rc = stat(arg, &st);
+    cordon_record_dir_digest(rc, errno, &st, &b);
+    break;
+  }
   case CORDON_REC_ISATTY: {
     char *end;
     long fd = strtol(arg, &end, 10);

@@ -30,6 +30,7 @@ typedef enum {
   CORDON_REC_HOME = 'h',      /* arg: "" */
   CORDON_REC_ISATTY = 't',    /* arg: the descriptor in decimal */
   CORDON_REC_GETENV = 'g',    /* arg: the variable's name */
+  CORDON_REC_DIR = 'i',       /* arg: a directory whose entries are unchanged (cordon_record_dir_digest) */
 } cordon_rec_call;
 
 typedef struct {
@@ -79,6 +80,12 @@ void cordon_record_listdir_digest(int err, char *const *names, size_t count, cor
 /* readfile: the identity of the file read (fstat before reading: a later change moves ctime), or the
  * errno of the open, or "big" when the file was larger than the limit. */
 void cordon_record_file_digest(int err, const struct stat *st, bool too_large, cordon_buf *out);
+/* A directory's identity including mtime and ctime: unchanged, no entry was added, removed or renamed
+ * in it (valid only when it is not racy). */
+void cordon_record_dir_digest(int rc, int err, const struct stat *st, cordon_buf *out);
+/* True when st's mtime or ctime is less than a second old: a change within the same timestamp tick
+ * might leave them as they are (git's "racy clean" problem), so the identity proves nothing yet. */
+bool cordon_record_racy(const struct stat *st);
 /* A string result, or "e<errno>" when the call failed. */
 void cordon_record_string_digest(const char *result, int err, cordon_buf *out);
 

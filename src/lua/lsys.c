@@ -172,22 +172,12 @@ static int l_listdir(lua_State *L) {
 /* readfile(path [, maxbytes [, nofollow]]) -> text. A file larger than maxbytes (default 16 MiB) is
  * refused. With nofollow, a symlink in the last component is refused at open time (O_NOFOLLOW), which
  * closes the gap between checking a config file and reading it. */
-/* A replay compares a file's identity, not its content. A change within the same timestamp tick as the
- * one we saw would keep that identity, so a file changed less than a second ago is not trusted to
- * stay recognisable (git's "racy clean" rule): the run goes on uncached. */
-static bool racy(const struct stat *st) {
-  struct timespec now;
-  if (clock_gettime(CLOCK_REALTIME, &now) != 0) return true;
-  long long c = (long long)st->st_ctim.tv_sec * 1000000000LL + st->st_ctim.tv_nsec;
-  long long m = (long long)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
-  long long n = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
-  return n - c < 1000000000LL || n - m < 1000000000LL;
-}
-
+/* A replay compares a file's identity, not its content: a file changed less than a second ago is not
+ * trusted to stay recognisable (cordon_record_racy), so the run goes on uncached. */
 static void record_file(lua_State *L, const char *p, lua_Integer max, bool nofollow, int err,
                         const struct stat *st, bool too_large) {
   if (!cordon_record_armed()) return;
-  if (st && racy(st)) {
+  if (st && cordon_record_racy(st)) {
     cordon_record_taint("a file the configuration consulted changed less than a second ago");
     return;
   }

@@ -109,6 +109,17 @@ for u in $USERS; do
   rc "$u" SSH_AUTH_SOCK="$CASE/agent-b" -- -- true
   expect "SSH_AUTH_SOCK changed is a miss although the command never sees it (the compiler masks the agent)" 0 miss
 
+  sleep 1.1  # $H settles: the missing paths the compiler saw in it are then vouched for by its identity
+  rc "$u" -- -- true
+  rc "$u" -- -- true
+  expect "primed with a settled home" 0 hit
+  mkdir "$H/.cargo"
+  chown "$u" "$H/.cargo"
+  rc "$u" -- -- true
+  expect "a path the compiler saw missing, created in the home, is a miss" 0 miss
+  case $WHY in *"$H"*) ok "$u: it says where ($WHY)" ;; *) bad "$u: reason: $WHY" ;; esac
+  rmdir "$H/.cargo"
+
   mkdir -p "$W/sub"
   chown "$u" "$W/sub"
   DIR="$W/sub" rc "$u" -- -- true

@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   if (!e.argv || !e.argv[0] || !e.argv[0][0] || !e.cwd || e.cwd[0] != '/' || !e.plan) fail("an unusable entry parsed");
   for (size_t i = 0; i < e.nrecords; i++)
-    if (!strchr("sldfrpchtg", e.calls[i]) || !e.args[i] || !e.digests[i]) fail("an unknown record parsed");
+    if (!strchr("sldfrpchtgi", e.calls[i]) || !e.args[i] || !e.digests[i]) fail("an unknown record parsed");
   for (size_t i = 0; i < e.nobs; i++)
     if (!strchr("dfs-eDFSL_E", e.obs_kinds[i]) || e.obs_paths[i][0] != '/') fail("an unknown observation parsed");
   cordon_buf again = CORDON_BUF_INIT;

@@ -242,24 +242,72 @@ static bool duplicate(const cordon_lx_plan *p, size_t i) {
   return false;
 }
 
-/* The entry for the armed recorder's run, borrowing every string; free with free_view. */
+/* Directories whose unchanged identity stands for the absence of the missing paths the compiler saw
+ * in them: one stat instead of one per path (~300 under $HOME and ~/.cache for the default tree). */
+typedef struct {
+  char **dirs;  /* owned */
+  bool *stable;
+  size_t n;
+} parents;
+
+/* Whether missing path `path` (kind '-' or '_') can be implied by its parent's identity; adds the parent
+ * to `ps` (and a CORDON_REC_DIR record to `e`) the first time. */
+static bool implied_by_parent(parents *ps, cordon_lx_run_entry *e, const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash || slash == path) return false;
+  size_t len = (size_t)(slash - path);
+  size_t k = 0;
+  while (k < ps->n && !(strlen(ps->dirs[k]) == len && strncmp(ps->dirs[k], path, len) == 0)) k++;
+  struct stat st;
+  /* still no entry at all now (not a dangling symlink a new target could bring to life) */
+  if (lstat(path, &st) == 0 || (errno != ENOENT && errno != ENOTDIR)) return false;
+  if (k < ps->n) return ps->stable[k];
+  char *dir = strndup(path, len);
+  char **nd = dir ? realloc(ps->dirs, (ps->n + 1) * sizeof *nd) : NULL;
+  if (nd) ps->dirs = nd;
+  bool *ns = nd ? realloc(ps->stable, (ps->n + 1) * sizeof *ns) : NULL;
+  if (!ns) {
+    free(dir);
+    return false;
+  }
+  ps->stable = ns;
+  cordon_buf b = CORDON_BUF_INIT;
+  bool stable = stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && !cordon_record_racy(&st);
+  if (stable) cordon_record_dir_digest(0, 0, &st, &b);
+  stable = stable && !b.oom;
+  if (stable) {
+    e->calls[e->nrecords] = CORDON_REC_DIR, e->args[e->nrecords] = dir;
+    e->digests[e->nrecords++] = cordon_buf_take(&b);
+    stable = e->digests[e->nrecords - 1] != NULL;
+  }
+  cordon_buf_free(&b);
+  ps->dirs[ps->n] = dir, ps->stable[ps->n++] = stable;
+  return stable;
+}
+
+/* The entry for the armed recorder's run, borrowing the recorder's and the plan's strings; the parent
+ * records it adds are owned by `ps`. Free both with free_view. */
 static bool entry_view(const cordon_lx_plan *plan, const char *const *argv, const char *const *env, const char *cwd,
-                       cordon_lx_run_entry *e) {
+                       cordon_lx_run_entry *e, parents *ps) {
   memset(e, 0, sizeof *e);
   size_t n, ne = 0;
   const cordon_rec_entry *recs = cordon_record_entries(&n);
   while (environ[ne]) ne++;
   e->key = (char *)cordon_record_key();
-  e->calls = calloc(n + 1, 1), e->args = calloc(n + 1, sizeof *e->args), e->digests = calloc(n + 1, sizeof *e->digests);
+  size_t cap = n + plan->nobs + 1;
+  e->calls = calloc(cap, 1), e->args = calloc(cap, sizeof *e->args), e->digests = calloc(cap, sizeof *e->digests);
   e->obs_paths = calloc(plan->nobs + 1, sizeof *e->obs_paths), e->obs_kinds = calloc(plan->nobs + 1, 1);
   e->environ = calloc(ne + 1, sizeof *e->environ);
   if (!e->calls || !e->args || !e->digests || !e->obs_paths || !e->obs_kinds || !e->environ) return false;
   for (size_t i = 0; i < n; i++) e->calls[i] = recs[i].call, e->args[i] = recs[i].arg, e->digests[i] = recs[i].digest;
   e->nrecords = n;
   /* O(n^2) over a few hundred paths, once per stored run */
-  for (size_t i = 0; i < plan->nobs; i++)
-    if (!duplicate(plan, i) && !implied(plan, i))
-      e->obs_paths[e->nobs] = plan->obs_paths[i], e->obs_kinds[e->nobs++] = plan->obs_kinds[i];
+  for (size_t i = 0; i < plan->nobs; i++) {
+    char k = plan->obs_kinds[i];
+    if (duplicate(plan, i) || implied(plan, i)) continue;
+    if ((k == '-' || k == '_') && implied_by_parent(ps, e, plan->obs_paths[i])) continue;
+    e->obs_paths[e->nobs] = plan->obs_paths[i], e->obs_kinds[e->nobs++] = k;
+  }
   for (size_t i = 0; i < ne; i++) {
     /* a variable the command's environment keeps (by name) is compared by value; a dropped one is not */
     const char *eq = strchr(environ[i], '=');
@@ -273,7 +321,12 @@ static bool entry_view(const cordon_lx_plan *plan, const char *const *argv, cons
   return e->key && argv && argv[0] && cwd;
 }
 
-static void free_view(cordon_lx_run_entry *e) {
+static void free_view(cordon_lx_run_entry *e, parents *ps) {
+  size_t n;
+  (void)cordon_record_entries(&n);
+  for (size_t i = n; e->digests && i < e->nrecords; i++) free(e->digests[i]);  /* the parent records */
+  for (size_t i = 0; i < ps->n; i++) free(ps->dirs[i]);
+  free(ps->dirs), free(ps->stable);
   free(e->calls), free(e->args), free(e->digests), free(e->obs_paths), free(e->obs_kinds), free(e->environ);
 }
 
@@ -304,8 +357,9 @@ void cordon_lx_runcache_store(const cordon_lx_plan *plan, const char *const *arg
   }
   cordon_lx_run_entry view;
   cordon_buf bytes = CORDON_BUF_INIT;
-  if (entry_view(plan, argv, env, cwd, &view)) cordon_lx_runcache_encode(&view, &bytes);
-  free_view(&view);
+  parents ps = {0};
+  if (entry_view(plan, argv, env, cwd, &view, &ps)) cordon_lx_runcache_encode(&view, &bytes);
+  free_view(&view, &ps);
   if (!bytes.len || bytes.oom || bytes.len > CORDON_RUNCACHE_MAX_BYTES) {
     cordon_buf_free(&bytes);
     *why = "the entry cannot be serialized";

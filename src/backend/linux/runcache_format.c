@@ -178,7 +178,7 @@ static bool get_entry(cursor *c, cordon_lx_run_entry *e, const char **why) {
   for (size_t i = 0; i < e->nrecords && !c->bad; i++) {
     unsigned call = get_u8(c);
     e->args[i] = get_str(c), e->digests[i] = get_str(c);
-    if (!call || !strchr("sldfrpchtg", (int)call)) c->bad = true;
+    if (!call || !strchr("sldfrpchtgi", (int)call)) c->bad = true;
     e->calls[i] = (char)call;
   }
   if (c->bad) return *why = "entry records malformed", false;
