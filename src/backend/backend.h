@@ -64,6 +64,8 @@ typedef struct {
   const char *policy_text;           /* a policy assembled elsewhere (SBPL), or NULL: the backend
                                         builds one from the profile */
   const cordon_params *policy_params;/* the -D parameters of policy_text (may be NULL) */
+  bool best_effort;                  /* Linux: accept a Landlock ABI below 3, saying what stays open */
+  bool private_tmp;                  /* Linux: a fresh, empty /tmp for the command */
 } cordon_sandbox_command;
 
 /* What to execve. Owned by the request; free with cordon_exec_request_free. */

@@ -304,6 +304,11 @@ static int l_transform(lua_State *L) {
   cordon_lua_ctx ctx;
   cordon_lua_checkctx(L, -1, &ctx);
   cmd.ctx = &ctx.ctx;
+  lua_getfield(L, 1, "best_effort");
+  cmd.best_effort = lua_toboolean(L, -1);
+  lua_getfield(L, 1, "private_tmp");
+  cmd.private_tmp = lua_toboolean(L, -1);
+  lua_pop(L, 2);
   cordon_params params = CORDON_PARAMS_INIT;
   int ptype = lua_getfield(L, 1, "policy");
   if (ptype != LUA_TNIL && ptype != LUA_TTABLE) luaL_error(L, "field 'policy' must be {text = SBPL, params = {…}}");

@@ -15,6 +15,8 @@ M.spec = common.spec_with {
   { "sandbox", value = true, metavar = "MODE",
     help = "auto (sandbox restricted profiles; default), require (always), forbid (only unrestricted profiles run)" },
   { "dry-run", help = "print what would be executed (sandbox type and argv) instead of running it; exits as the run would" },
+  { "best-effort", help = "Linux: run on a kernel whose Landlock ABI is below 3, and say what stays unrestricted" },
+  { "private-tmp", help = "Linux: give the command a fresh, empty /tmp that vanishes with it" },
   { "help", short = "h", help = "show this help" },
 }
 
@@ -80,6 +82,8 @@ function M.run(argv, first)
     preference = preference,
     platform = policy.platform,
     policy = { text = policy.text, params = policy.params },
+    best_effort = opts["best-effort"],
+    private_tmp = opts["private-tmp"],
   }
   if not req then
     if opts["dry-run"] and policy.platform == "darwin" and tostring(terr):find("^backend_not_available") then

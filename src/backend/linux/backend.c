@@ -91,7 +91,7 @@ static cordon_sandbox_status transform(const cordon_backend *self, const cordon_
                                        cordon_exec_request *out, cordon_buf *msg) {
   cordon_lx_plan *plan = NULL;
   cordon_lx_status st = cordon_lx_compile_cached(cmd->policy_text, cmd->policy_params, cmd->profile, cmd->ctx,
-                                                 false, false, &plan, msg);
+                                                 cmd->best_effort, cmd->private_tmp, &plan, msg);
   if (st != CORDON_LX_OK) return map_status(st);
   cordon_lx_probe_result pr;
   cordon_lx_probe(&pr);
