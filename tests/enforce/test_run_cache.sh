@@ -119,6 +119,14 @@ for u in $USERS; do
   expect "a path the compiler saw missing, created in the home, is a miss" 0 miss
   case $WHY in *"$H"*) ok "$u: it says where ($WHY)" ;; *) bad "$u: reason: $WHY" ;; esac
   rmdir "$H/.cargo"
+  sleep 1.1
+  rc "$u" -- -- sh -c "cat '$H/.ssh/id_ed25519' || exit 42"
+  rc "$u" -- -- sh -c "cat '$H/.ssh/id_ed25519' || exit 42"
+  expect "primed: the key is denied" 42 hit
+  mv "$H/.ssh" "$H/.ssh-real" && ln -s "$H/.ssh-real" "$H/.ssh"
+  rc "$u" -- -- sh -c "cat '$H/.ssh/id_ed25519' || exit 42"
+  expect "~/.ssh replaced by a symlink to a copy is a miss, and the key stays denied" 42 miss
+  rm "$H/.ssh" && mv "$H/.ssh-real" "$H/.ssh"
 
   mkdir -p "$W/sub"
   chown "$u" "$W/sub"

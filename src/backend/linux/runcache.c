@@ -242,25 +242,37 @@ static bool duplicate(const cordon_lx_plan *p, size_t i) {
   return false;
 }
 
-/* Directories whose unchanged identity stands for the absence of the missing paths the compiler saw
- * in them: one stat instead of one per path (~300 under $HOME and ~/.cache for the default tree). */
+/* Directories whose unchanged identity stands for what the compiler saw in them (absent paths, and
+ * entries that are not symlinks): one stat instead of one per path (~300 under $HOME and ~/.cache
+ * for the default tree). */
 typedef struct {
   char **dirs;  /* owned */
   bool *stable;
   size_t n;
 } parents;
 
-/* Whether missing path `path` (kind '-' or '_') can be implied by its parent's identity; adds the parent
- * to `ps` (and a CORDON_REC_DIR record to `e`) the first time. */
-static bool implied_by_parent(parents *ps, cordon_lx_run_entry *e, const char *path) {
+/* Whether the entry `path` names in its parent still gives the compiler's answer `kind` for as long as
+ * the parent's entries are unchanged: no entry at all ('-', '_'; not a dangling symlink a new target
+ * could bring to life), or an entry that is not a symlink, of the kind seen (its type cannot change
+ * without an unlink or a rename in the parent). */
+static bool entry_fixed_by_parent(const char *path, char kind) {
+  struct stat st;
+  if (kind == '-' || kind == '_') return lstat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR);
+  if (!strchr("dDfFsS", kind) || lstat(path, &st) != 0 || S_ISLNK(st.st_mode)) return false;
+  char k = S_ISDIR(st.st_mode) ? 'd' : S_ISSOCK(st.st_mode) ? 's' : 'f';
+  return k == (kind | 0x20);  /* lower case: the followed and the not followed letters agree here */
+}
+
+/* Whether observation (path, kind) can be implied by its parent's identity; adds the parent to `ps`
+ * (and a CORDON_REC_DIR record to `e`) the first time. */
+static bool implied_by_parent(parents *ps, cordon_lx_run_entry *e, const char *path, char kind) {
   const char *slash = strrchr(path, '/');
   if (!slash || slash == path) return false;
   size_t len = (size_t)(slash - path);
   size_t k = 0;
   while (k < ps->n && !(strlen(ps->dirs[k]) == len && strncmp(ps->dirs[k], path, len) == 0)) k++;
   struct stat st;
-  /* still no entry at all now (not a dangling symlink a new target could bring to life) */
-  if (lstat(path, &st) == 0 || (errno != ENOENT && errno != ENOTDIR)) return false;
+  if (!entry_fixed_by_parent(path, kind)) return false;
   if (k < ps->n) return ps->stable[k];
   char *dir = strndup(path, len);
   char **nd = dir ? realloc(ps->dirs, (ps->n + 1) * sizeof *nd) : NULL;
@@ -305,7 +317,7 @@ static bool entry_view(const cordon_lx_plan *plan, const char *const *argv, cons
   for (size_t i = 0; i < plan->nobs; i++) {
     char k = plan->obs_kinds[i];
     if (duplicate(plan, i) || implied(plan, i)) continue;
-    if ((k == '-' || k == '_') && implied_by_parent(ps, e, plan->obs_paths[i])) continue;
+    if (implied_by_parent(ps, e, plan->obs_paths[i], k)) continue;
     e->obs_paths[e->nobs] = plan->obs_paths[i], e->obs_kinds[e->nobs++] = k;
   }
   for (size_t i = 0; i < ne; i++) {
