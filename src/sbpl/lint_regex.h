@@ -1,0 +1,18 @@
+/* src/sbpl/lint_regex.h — how large a regex grows when compiled, so the linter can refuse one whose
+ * compilation alone would take gigabytes. glibc's regcomp copies the quantified part once per
+ * repetition it has to spell out ({m,n} makes n copies, + makes two), and stacked or nested
+ * quantifiers multiply: #"^/a++++++++++++++++++++" alone allocates about 700 MB, forty '+' exhaust
+ * any machine. */
+#ifndef CORDON_SBPL_LINT_REGEX_H
+#define CORDON_SBPL_LINT_REGEX_H
+#include <stddef.h>
+
+/* Copies of pattern parts past which the linter refuses to compile a regex (a few MB in glibc; real
+ * profiles stay far below: .{0,255} is 255, ([^/]+/){0,20} is 40). */
+#define CORDON_LINT_REGEX_MAX_COPIES 10000u
+
+/* The number of pattern parts regcomp would build for the SBPL regex `re` (its own syntax: \w \d \s
+ * escapes, [...] brackets), counting each copy a quantifier makes; saturates at `cap`. Linear in the
+ * length of `re`; nesting deeper than 256 groups counts as `cap`. */
+size_t cordon_lint_regex_copies(const char *re, size_t cap);
+#endif
