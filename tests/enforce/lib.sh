@@ -28,6 +28,13 @@ LL_ABI=${probe%% *}
 case $LL_ABI in ''|*[!0-9]*) echo "cannot probe Landlock: $probe"; echo "0 passed, 1 failed"; exit 1 ;; esac
 [ "$LL_ABI" -ge 3 ] || skip "kernel Landlock ABI is $LL_ABI; these tests need >= 3 (Linux 6.2+)"
 
+# One enforcement test at a time on this machine (ctest -j, other build directories): they share the
+# users and host paths such as /run/user/UID, where test_network plants a stand-in daemon socket that
+# every plan compiled meanwhile would try to mask.
+exec 9>>/var/tmp/cordon-enforce.lock
+chmod 666 /var/tmp/cordon-enforce.lock 2>/dev/null
+flock 9
+
 ROOT=$(mktemp -d /var/tmp/cordon-enforce.XXXXXX)
 chmod 755 "$ROOT"
 BG_PIDS=""
@@ -57,7 +64,7 @@ as_exec() {
   cd "$dir" || exit 125
   exec env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" LANG=C \
     ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
-    ${CORDON_LUA_PATH:+CORDON_LUA_PATH=$CORDON_LUA_PATH} "${drop[@]}" "$@"
+    ${CORDON_LUA_PATH:+CORDON_LUA_PATH=$CORDON_LUA_PATH} "${drop[@]}" "$@" 9>&-  # not the test lock
 }
 # as USER DIR HOME CMD…: the same in a subshell, returning CMD's status.
 as() { (as_exec "$@"); }
