@@ -2,7 +2,8 @@
 # scripts/deps.sh — install the Debian packages cordon needs, only those that are missing.
 set -eu
 pkgs=(cmake make gcc clang pkg-config git liblua5.4-dev lua5.4 libyaml-dev libjansson-dev libcmocka-dev
-      libseccomp-dev libedit-dev libsqlite3-dev libclang-rt-14-dev python3)
+      libseccomp-dev libedit-dev libbsd-dev libmd-dev libncurses-dev libsqlite3-dev libclang-rt-14-dev python3
+      util-linux passwd)
 [ "${1:-}" = "--bench" ] && pkgs+=(bubblewrap hyperfine)
 missing=()
 for p in "${pkgs[@]}"; do
