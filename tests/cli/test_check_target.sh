@@ -39,5 +39,24 @@ if grep -q "ask about /private/etc/hosts" <<<"$out"; then ok; else bad "a darwin
 out=$("$cordon" check --platform linux file-read-data /etc/hosts)
 if ! grep -q "/private" <<<"$out"; then ok; else bad "a linux target gets no macOS hint: $out"; fi
 
+# A regex whose compilation would take gigabytes is never compiled: the decision stays cheap. Memory is
+# capped so a regression fails fast instead of exhausting the machine; a sanitized binary cannot run
+# under such a cap (its shadow memory), so there the check is skipped.
+printf '(version 1)\n(deny default)\n(allow file-write* (subpath "/a"))\n(deny file-write* (regex #"^/a++++++++++++++++++++++++++++++++++++++++"))\n' >"$tmp/costly.sb"
+if { (ulimit -v 1500000; "$cordon" version) >/dev/null 2>&1; } 2>/dev/null; then
+  start=$(date +%s%N)
+  out=$( (ulimit -v 1500000; "$cordon" check --policy "$tmp/costly.sb" file-write-data /a/x) 2>&1)
+  status=$?
+  ms=$(( ($(date +%s%N) - start) / 1000000 ))
+  if [ "$status" = 0 ] && grep -q "^allow" <<<"$out" && [ "$ms" -lt 1000 ]; then ok
+  else bad "a costly regex is not compiled by check ($status, ${ms} ms): $out"; fi
+  start=$(date +%s%N)
+  out=$( (ulimit -v 1500000; printf 'file-write-data /a/x\nfile-write-data /b\n' | "$cordon" check --policy "$tmp/costly.sb" --batch -) 2>&1)
+  ms=$(( ($(date +%s%N) - start) / 1000000 ))
+  if [ "$(grep -c . <<<"$out")" = 2 ] && [ "$ms" -lt 1000 ]; then ok; else bad "nor by check --batch (${ms} ms): $out"; fi
+else
+  echo "skipped: the costly-regex check needs ulimit -v (not under a sanitizer)"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
