@@ -1,5 +1,6 @@
 /* src/sbpl/match_regex.c — SBPL regex translation and the compiled-regex cache entry. */
 #include "sbpl/match_regex.h"
+#include "sbpl/lint_regex.h"
 
 #include "core/buf.h"
 #include "sbpl/match.h"
@@ -159,6 +160,15 @@ cordon_regex *cordon_regex_new(const char *sbpl, char *err, size_t errcap) {
     free(re->source);
     free(re);
     return NULL;
+  }
+  /* Stacked quantifiers make glibc's regcomp allocate without bound (lint_regex.h): refuse those
+   * before compiling, so a hostile profile costs an error, not the machine's memory. */
+  if (cordon_lint_regex_copies(sbpl, CORDON_LINT_REGEX_MAX_COPIES + 1) > CORDON_LINT_REGEX_MAX_COPIES) {
+    snprintf(re->error, sizeof re->error, "too costly to compile (quantifiers multiply past %u copies)",
+             CORDON_LINT_REGEX_MAX_COPIES);
+    if (err && errcap) snprintf(err, errcap, "%s", re->error);
+    free(ere);
+    return re;
   }
   int rc = regcomp(&re->re, ere, REG_EXTENDED | REG_NOSUB);
   if (rc != 0) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sbpl/match.h"
+#include "sbpl/match_regex.h"
 
 static cordon_tri path_match(const char *kind, const char *arg, const char *path) {
   cordon_filter *f = cordon_filter_path(kind, arg, false);
@@ -273,6 +274,23 @@ static void parameters_resolve_from_the_context(void **state) {
   cordon_filter_free(f);
 }
 
+/* Stacked quantifiers make regcomp allocate gigabytes; the one regex primitive (used by decisions and
+ * the Linux compiler alike) refuses them before compiling. */
+static void a_regex_too_costly_to_compile_is_refused_not_compiled(void **state) {
+  (void)state;
+  char err[200] = "";
+  cordon_regex *re = cordon_regex_new("^/a++++++++++++++++++++++++++++++++++++++++", err, sizeof err);
+  assert_non_null(re);
+  assert_false(cordon_regex_ok(re, NULL, 0));
+  assert_non_null(strstr(err, "too costly"));
+  assert_int_equal(cordon_regex_search(re, "/aaa", 4), -1);
+  cordon_regex_free(re);
+  re = cordon_regex_new("^/a{1,9}b+", err, sizeof err);
+  assert_true(cordon_regex_ok(re, NULL, 0));
+  assert_int_equal(cordon_regex_search(re, "/aab", 4), 1);
+  cordon_regex_free(re);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(literal_matches_exactly),
@@ -292,6 +310,7 @@ int main(void) {
       cmocka_unit_test(unix_sockets_match_by_path),
       cmocka_unit_test(malformed_network_targets_are_refused),
       cmocka_unit_test(parameters_resolve_from_the_context),
+      cmocka_unit_test(a_regex_too_costly_to_compile_is_refused_not_compiled),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

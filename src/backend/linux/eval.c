@@ -2,8 +2,8 @@
 #include "backend/linux/eval.h"
 
 #include "core/path.h"
+#include "sbpl/match_regex.h"
 
-#include <regex.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +19,7 @@ typedef struct lx_accel {
   size_t nlits, nsubs;
   const cordon_filter **rest; /* children that are not plain literal/subpath paths */
   size_t nrest;
-  regex_t re;
-  int re_state;               /* 0 not compiled, 1 compiled, 2 refused */
+  cordon_regex *re;           /* compiled on first use, the same dialect and limits as decisions */
 } lx_accel;
 
 static void accel_free(lx_rules *rs) {
@@ -30,7 +29,7 @@ static void accel_free(lx_rules *rs) {
     free(a->lits);
     free(a->subs);
     free(a->rest);
-    if (a->re_state == 1) regfree(&a->re);
+    cordon_regex_free(a->re);
   }
   free(rs->accel);
 }
@@ -271,9 +270,9 @@ static tri match_path(lx_rules *rs, const cordon_filter *f, const char *path, bo
     if (interior) return regex_interior(s, path);
     lx_accel *a = accel_slot(rs, f);
     if (!a) return T_UNKNOWN;
-    if (a->re_state == 0) a->re_state = regcomp(&a->re, s, REG_EXTENDED | REG_NOSUB) == 0 ? 1 : 2;
-    if (a->re_state != 1) return T_UNKNOWN;
-    return regexec(&a->re, path, 0, NULL, 0) == 0 ? T_YES : T_NO;
+    if (!a->re && !(a->re = cordon_regex_new(s, NULL, 0))) return T_UNKNOWN;
+    int found = cordon_regex_search(a->re, path, strlen(path));
+    return found < 0 ? T_UNKNOWN : found ? T_YES : T_NO;
   }
   default:
     return T_UNKNOWN;
