@@ -277,6 +277,9 @@ static int l_load(lua_State *L) {
   y.max_depth = opt_limit(L, 3, "max_depth", YAML_DEFAULT_MAX_DEPTH);
   y.max_nodes = opt_limit(L, 3, "max_nodes", YAML_DEFAULT_MAX_NODES);
   if (!yaml_parser_initialize(&y.parser)) return cordon_lua_fail(L, "config_error", "%s: out of memory", file);
+  /* A UTF-8 byte-order mark (editors such as Notepad write one) is skipped here: with the encoding
+   * fixed, libyaml would read it as content and every position after it would be off. */
+  if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) text += 3, len -= 3;
   yaml_parser_set_input_string(&y.parser, (const unsigned char *)text, len);
   yaml_parser_set_encoding(&y.parser, YAML_UTF8_ENCODING);
 

@@ -157,4 +157,10 @@ t.test("a wrong argument type is misuse and raises", function()
   t.ok(not pcall(yaml.load, "a: 1", "f", { max_depth = 0 }))
 end)
 
+t.test("a UTF-8 byte-order mark is skipped and positions stay right", function()
+  t.ok(yaml.load("\xEF\xBB\xBFenable: [ssh]\nadd-dirs: [/srv]\n", "bom.yaml"))
+  local msg = t.fails("config_error", yaml.load("\xEF\xBB\xBFa: 1\nb: [\n", "bom.yaml"))
+  t.ok(not msg:find("bom.yaml:1:4", 1, true), msg)
+end)
+
 return t.finish()
