@@ -60,13 +60,21 @@ end
 
 -- `cordon policy` writes its -D values first, as ";; -DKEY=VALUE" comment lines: a saved policy
 -- brings its parameters along. Explicit -D options come later and win.
+-- A saved policy's grants follow its parameters, but the protected paths inside them were written for
+-- the header's values: overriding a header value asks about a policy cordon would not have assembled,
+-- so say so (re-running `cordon policy` for the other directory is the faithful answer).
 local function header_params(text, params)
   local given, out = {}, {}
-  for _, kv in ipairs(params) do given[kv[1]] = true end
+  for _, kv in ipairs(params) do given[kv[1]] = kv[2] end
   for line in text:gmatch("[^\n]*") do
     local k, v = line:match("^;; %-D([%a_][%w_]*)=(.*)$")
     if not k then break end
-    if not given[k] then out[#out + 1] = { k, v } end
+    if given[k] == nil then
+      out[#out + 1] = { k, v }
+    elseif given[k] ~= v then
+      io.stderr:write("cordon: note: -D ", k, "=", given[k], " overrides the policy's own ", k, "=", v,
+        "; paths it protects were written for the original value: run `cordon policy` again for another directory\n")
+    end
   end
   for _, kv in ipairs(params) do out[#out + 1] = kv end
   return out
