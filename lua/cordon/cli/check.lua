@@ -105,9 +105,6 @@ local function load_policy(opts)
     local p, perr = sbpl.parse(text, opts.policy, header_params(text, params),
                                { import_dirs = opts["import-dir"] or {}, symbolic_params = true })
     if not p then return nil, perr end
-    -- Linting first refuses any regex whose compilation would take gigabytes and caches it as failed
-    -- in its filter, so the decision below never compiles it (it then matches as unknown).
-    p:lint()
     return p, function() return nil end, "darwin"
   end
   if opts.define or opts["import-dir"] then return nil, "-D and --import-dir go with --policy" end
@@ -115,7 +112,6 @@ local function load_policy(opts)
   if not assembled then return nil, aerr end
   local p, perr = sbpl.parse(assembled.text, "assembled", assembled.params)
   if not p then return nil, "the assembled policy does not parse: " .. tostring(perr) end
-  p:lint() -- as above: an appended profile may carry a ruinous regex
   -- assembled line -> the fragment it came from: each source starts with its ";; Source:" line
   local sources = assembled.sources or {}
   return p, function(source)
