@@ -262,12 +262,8 @@ local function batch(p, opts)
 end
 
 function M.run(argv, first)
-  local opts, err = args.parse(split_defines(argv, first), first, M.spec)
-  if not opts then return cli.fail(err .. " (see cordon check --help)") end
-  if opts.help then
-    io.stdout:write(usage())
-    return 0
-  end
+  local opts, status = cli.options("check", split_defines(argv, first), first, M.spec, usage)
+  if not opts then return status end
   local pos = opts.positional
   if opts.batch then
     if #pos > 0 then return cli.fail("--batch reads its queries from a file; unexpected '" .. pos[1] .. "'") end

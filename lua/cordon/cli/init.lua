@@ -32,6 +32,19 @@ function M.fail(msg)
   return M.EXIT_ERROR
 end
 
+-- Parses a subcommand's options with its spec. Returns opts, or nil and the status the command returns
+-- at once: 0 after printing its help (`usage` is a string or a function giving one), 125 after naming
+-- the bad option.
+function M.options(name, argv, first, spec, usage)
+  local opts, err = require("cordon.cli.args").parse(argv, first, spec)
+  if not opts then return nil, M.fail(err .. " (see cordon " .. name .. " --help)") end
+  if opts.help then
+    io.stdout:write(type(usage) == "function" and usage() or usage)
+    return nil, 0
+  end
+  return opts
+end
+
 function M.main(argv)
   local name = argv[1]
   if name == nil or name == "help" or name == "--help" or name == "-h" then

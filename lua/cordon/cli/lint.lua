@@ -212,12 +212,8 @@ local function lint_file(path, params, opts)
 end
 
 function M.run(argv, first)
-  local opts, err = args.parse(split_defines(argv, first), 1, M.spec)
-  if not opts then return cli.fail(err .. " (see cordon lint --help)") end
-  if opts.help then
-    io.stdout:write(usage())
-    return 0
-  end
+  local opts, status = cli.options("lint", split_defines(argv, first), 1, M.spec, usage)
+  if not opts then return status end
   if #opts.positional == 0 then return cli.fail("expected at least one FILE (see cordon lint --help)") end
   if opts.prelude and opts["no-prelude"] then return cli.fail("--prelude and --no-prelude contradict each other") end
   local params = {}

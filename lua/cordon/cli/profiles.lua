@@ -73,12 +73,8 @@ function M.render(d)
 end
 
 function M.run(argv, first)
-  local opts, err = args.parse(argv, first, M.spec)
-  if not opts then return cli.fail(err .. " (see cordon profiles --help)") end
-  if opts.help then
-    io.stdout:write(usage())
-    return 0
-  end
+  local opts, status = cli.options("profiles", argv, first, M.spec, usage)
+  if not opts then return status end
   if #opts.positional > 0 then return cli.fail("unexpected argument '" .. opts.positional[1] .. "'") end
   local fragments = require "cordon.fragments"
   local dir = opts["profiles-dir"]

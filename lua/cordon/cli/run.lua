@@ -50,12 +50,8 @@ local function describe(req)
 end
 
 function M.run(argv, first)
-  local opts, err = args.parse(argv, first, M.spec)
-  if not opts then return cli.fail(err .. " (see cordon run --help)") end
-  if opts.help then
-    io.stdout:write(usage())
-    return 0
-  end
+  local opts, status = cli.options("run", argv, first, M.spec, usage)
+  if not opts then return status end
   if #opts.positional > 0 then
     return cli.fail("unexpected argument '" .. opts.positional[1] .. "': put the command after -- "
       .. "(cordon run [OPTIONS] -- CMD ...)")

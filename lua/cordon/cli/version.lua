@@ -4,15 +4,14 @@ local M = { summary = "print the version" }
 M.spec = { { "help", short = "h", help = "show this help" } }
 
 function M.run(argv, first)
-  local opts, err = require("cordon.cli.args").parse(argv, first, M.spec)
-  if not opts then return require("cordon.cli").fail(err .. " (see cordon version --help)") end
-  if opts.help then
-    io.stdout:write("usage: cordon version\n\nPrints cordon's version and the Lua it embeds.\n\noptions:\n",
-      require("cordon.cli.args").help(M.spec), "\n")
-    return 0
-  end
+  local cli = require "cordon.cli"
+  local opts, status = cli.options("version", argv, first, M.spec, function()
+    return "usage: cordon version\n\nPrints cordon's version and the Lua it embeds.\n\noptions:\n"
+      .. require("cordon.cli.args").help(M.spec) .. "\n"
+  end)
+  if not opts then return status end
   if #opts.positional > 0 or opts.command then
-    return require("cordon.cli").fail("cordon version takes no arguments")
+    return cli.fail("cordon version takes no arguments")
   end
   io.stdout:write("cordon ", require("cordon").version, " (", _VERSION, ")\n")
   return 0
