@@ -263,16 +263,55 @@ static bool entry_fixed_by_parent(const char *path, char kind) {
   return k == (kind | 0x20);  /* lower case: the followed and the not followed letters agree here */
 }
 
-/* Whether observation (path, kind) can be implied by its parent's identity; adds the parent to `ps`
- * (and a CORDON_REC_DIR record to `e`) the first time. */
-static bool implied_by_parent(parents *ps, cordon_lx_run_entry *e, const char *path, char kind) {
+/* Whether `path` is absolute with no empty, "." or ".." component: then each of its prefixes names the
+ * directory resolution passes through, which is what vouching by an ancestor relies on. */
+static bool plain_path(const char *path) {
+  if (path[0] != '/') return false;
+  for (const char *c = path; c; c = strchr(c + 1, '/')) {
+    const char *e = c + 1;
+    size_t n = strcspn(e, "/");
+    if ((n == 0 && *e) || (n == 1 && e[0] == '.') || (n == 2 && e[0] == '.' && e[1] == '.')) return false;
+  }
+  return true;
+}
+
+/* The length of the directory prefix of `path` whose unchanged identity keeps the compiler's answer
+ * `kind` for `path` (0 stands for "/"), or -1 when none does. An entry fixed by its parent is vouched
+ * for by the parent. A missing path is vouched for by its nearest ancestor that exists as a directory,
+ * when the component just below that ancestor has no entry at all (not even a dangling symlink):
+ * resolving the path fails there for as long as the ancestor's entries are unchanged (~60 stats of
+ * absent tool directories under $HOME, /run and / for the default tree). */
+static long vouching_prefix(const char *path, char kind) {
   const char *slash = strrchr(path, '/');
-  if (!slash || slash == path) return false;
-  size_t len = (size_t)(slash - path);
+  if (!slash || !path[1] || !plain_path(path) || strlen(path) >= 4096) return -1;
+  if (!entry_fixed_by_parent(path, kind)) return -1;
+  long at = (long)(slash - path);
+  if (kind != '-' && kind != '_') return at;
+  char buf[4096];
+  struct stat st;
+  for (;;) {
+    memcpy(buf, path, (size_t)at);
+    buf[at] = '\0';
+    if (stat(at ? buf : "/", &st) == 0) {
+      if (!S_ISDIR(st.st_mode)) return -1;
+      size_t below = (size_t)at + 1 + strcspn(path + at + 1, "/");
+      memcpy(buf, path, below);
+      buf[below] = '\0';
+      return lstat(buf, &st) != 0 && errno == ENOENT ? at : -1;
+    }
+    if (errno != ENOENT || at == 0) return -1;
+    while (--at > 0 && path[at] != '/') {}
+  }
+}
+
+/* Whether observation (path, kind) can be implied by an ancestor's identity (vouching_prefix); adds the
+ * ancestor to `ps` (and a CORDON_REC_DIR record to `e`) the first time. */
+static bool implied_by_parent(parents *ps, cordon_lx_run_entry *e, const char *path, char kind) {
+  long at = vouching_prefix(path, kind);
+  if (at < 0) return false;
+  size_t len = at ? (size_t)at : 1;  /* "/" for the root */
   size_t k = 0;
   while (k < ps->n && !(strlen(ps->dirs[k]) == len && strncmp(ps->dirs[k], path, len) == 0)) k++;
-  struct stat st;
-  if (!entry_fixed_by_parent(path, kind)) return false;
   if (k < ps->n) return ps->stable[k];
   char *dir = strndup(path, len);
   char **nd = dir ? realloc(ps->dirs, (ps->n + 1) * sizeof *nd) : NULL;
@@ -284,6 +323,7 @@ static bool implied_by_parent(parents *ps, cordon_lx_run_entry *e, const char *p
   }
   ps->stable = ns;
   cordon_buf b = CORDON_BUF_INIT;
+  struct stat st;
   bool stable = stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && !cordon_record_racy(&st);
   if (stable) cordon_record_dir_digest(0, 0, &st, &b);
   stable = stable && !b.oom;
