@@ -304,12 +304,28 @@ static long vouching_prefix(const char *path, char kind) {
   }
 }
 
+/* Whether the plan creates a placeholder directly in the directory path[0..len): the run itself then
+ * changes that directory's entries (and its cleaner changes them back later), so its identity vouches
+ * for nothing: every later run, once the placeholder was removed, would miss. */
+static bool gets_placeholder(const cordon_lx_plan *p, const char *path, size_t len) {
+  for (size_t i = 0; i < p->nmounts; i++) {
+    const char *m = p->mounts[i].path;
+    const char *slash = p->mounts[i].placeholder ? strrchr(m, '/') : NULL;
+    if (!slash) continue;
+    size_t n = slash == m ? 1 : (size_t)(slash - m);  /* "/" for a placeholder at the root */
+    if (n == len && strncmp(m, path, len) == 0) return true;
+  }
+  return false;
+}
+
 /* Whether observation (path, kind) can be implied by an ancestor's identity (vouching_prefix); adds the
  * ancestor to `ps` (and a CORDON_REC_DIR record to `e`) the first time. */
-static bool implied_by_parent(parents *ps, cordon_lx_run_entry *e, const char *path, char kind) {
+static bool implied_by_parent(const cordon_lx_plan *plan, parents *ps, cordon_lx_run_entry *e, const char *path,
+                              char kind) {
   long at = vouching_prefix(path, kind);
   if (at < 0) return false;
   size_t len = at ? (size_t)at : 1;  /* "/" for the root */
+  if (gets_placeholder(plan, path, len)) return false;
   size_t k = 0;
   while (k < ps->n && !(strlen(ps->dirs[k]) == len && strncmp(ps->dirs[k], path, len) == 0)) k++;
   if (k < ps->n) return ps->stable[k];
@@ -357,7 +373,7 @@ static bool entry_view(const cordon_lx_plan *plan, const char *const *argv, cons
   for (size_t i = 0; i < plan->nobs; i++) {
     char k = plan->obs_kinds[i];
     if (duplicate(plan, i) || implied(plan, i)) continue;
-    if (implied_by_parent(ps, e, plan->obs_paths[i], k)) continue;
+    if (implied_by_parent(plan, ps, e, plan->obs_paths[i], k)) continue;
     e->obs_paths[e->nobs] = plan->obs_paths[i], e->obs_kinds[e->nobs++] = k;
   }
   for (size_t i = 0; i < ne; i++) {
