@@ -21,5 +21,5 @@ status=$?
 set -e
 echo "exit status: $status; /etc/cordon-demo exists afterwards: $([ -e /etc/cordon-demo ] && echo yes || echo no)"
 echo
-echo "\$ cordon check --platform darwin file-write-data /etc/passwd"
-"$cordon" check --platform darwin file-write-data /etc/passwd || true
+echo "\$ cordon check --platform darwin file-read-data ~/.ssh/id_ed25519   # checked on any OS: which rule decides"
+"$cordon" check --platform darwin file-read-data "$HOME/.ssh/id_ed25519" || true
