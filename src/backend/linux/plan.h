@@ -83,6 +83,10 @@ typedef struct {
   char **obs_paths;
   char *obs_kinds;
   size_t nobs, obs_cap;
+  /* the seccomp program libseccomp built for this plan on this machine, kernel and libseccomp, when a
+   * run cache hit supplies it (seccomp.h); NULL: build it */
+  unsigned char *seccomp_bpf;
+  size_t seccomp_bpf_len;
 } cordon_lx_plan;
 
 cordon_lx_plan *cordon_lx_plan_new(void);

@@ -12,6 +12,7 @@
 #include "backend/linux/runcache.h"
 
 #include "backend/linux/landlock.h"
+#include "backend/linux/seccomp.h"
 #include "core/path.h"
 #include "core/record.h"
 
@@ -426,7 +427,13 @@ void cordon_lx_runcache_store(const cordon_lx_plan *plan, const char *const *arg
   cordon_lx_run_entry view;
   cordon_buf bytes = CORDON_BUF_INIT;
   parents ps = {0};
-  if (entry_view(plan, argv, env, cwd, &view, &ps)) cordon_lx_runcache_encode(&view, &bytes);
+  cordon_buf bpf = CORDON_BUF_INIT;  /* without it a hit builds the filter itself: same filter, slower */
+  bool have_bpf = cordon_lx_seccomp_export(plan, &bpf);
+  if (entry_view(plan, argv, env, cwd, &view, &ps)) {
+    view.seccomp_bpf = have_bpf ? bpf.data : NULL, view.seccomp_bpf_len = have_bpf ? bpf.len : 0;
+    cordon_lx_runcache_encode(&view, &bytes);
+  }
+  cordon_buf_free(&bpf);
   free_view(&view, &ps);
   if (!bytes.len || bytes.oom || bytes.len > CORDON_RUNCACHE_MAX_BYTES) {
     cordon_buf_free(&bytes);

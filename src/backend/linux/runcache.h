@@ -41,6 +41,10 @@ typedef struct {
   char **argv, **env;  /* NULL-terminated */
   char *cwd;
   cordon_lx_plan *plan;
+  /* Written only (borrowed, not freed): the plan's seccomp program (seccomp.h). A parsed entry's
+   * program, when valid for this machine, kernel and libseccomp, is in plan->seccomp_bpf instead. */
+  const char *seccomp_bpf;
+  size_t seccomp_bpf_len;
 } cordon_lx_run_entry;
 
 void cordon_lx_run_entry_free(cordon_lx_run_entry *e);

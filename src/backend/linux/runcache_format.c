@@ -16,9 +16,13 @@
  *   u32 min_abi, u8 plan flags
  *   u32 n, n × { u8 access, u8 is_dir, str path, str source }                       Landlock rules
  *   u32 n, n × { u8 kind, u8 flags, str path, str source, str reason }              mounts
+ *   optional: str valid-for, u32 n, n bytes     the seccomp program libseccomp built (seccomp.h), used
+ *                                               only when valid-for names this machine and kernel
  *
  * The plan's approximations and skipped paths are not kept: only explain shows them. */
 #include "backend/linux/runcache.h"
+
+#include "backend/linux/seccomp.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -89,6 +93,16 @@ void cordon_lx_runcache_encode(const cordon_lx_run_entry *e, cordon_buf *b) {
     put_u8(b, (m->is_dir ? M_DIR : 0) | (m->read_only ? M_READ_ONLY : 0) | (m->no_exec ? M_NO_EXEC : 0) |
                   (m->placeholder ? M_PLACEHOLDER : 0));
     put_str(b, m->path), put_str(b, m->source), put_str(b, m->reason);
+  }
+  if (e->seccomp_bpf && e->seccomp_bpf_len && e->seccomp_bpf_len <= UINT32_MAX) {
+    cordon_buf valid = CORDON_BUF_INIT;
+    cordon_lx_seccomp_kernel(&valid);
+    if (cordon_buf_str(&valid) && !valid.oom) {
+      put_str(b, cordon_buf_str(&valid));
+      put_u32(b, (uint32_t)e->seccomp_bpf_len);
+      cordon_buf_append(b, e->seccomp_bpf, e->seccomp_bpf_len);
+    }
+    cordon_buf_free(&valid);
   }
 }
 
@@ -169,6 +183,28 @@ static bool get_plan(cursor *c, cordon_lx_plan *p) {
   return !c->bad;
 }
 
+/* The stored seccomp program, kept in the plan only when it was built for this machine, kernel and
+ * libseccomp; any other is skipped (the runtime then builds the filter itself). */
+static bool get_seccomp(cursor *c, cordon_lx_plan *p) {
+  char *valid = get_str(c);
+  uint32_t n = get_u32(c);
+  if (c->bad || n == 0 || n > c->left || n % 8 != 0 || n / 8 > 4096) {  /* sock_filter: 8 bytes; BPF_MAXINSNS */
+    free(valid);
+    return c->bad = true, false;
+  }
+  cordon_buf here = CORDON_BUF_INIT;
+  cordon_lx_seccomp_kernel(&here);
+  bool same = cordon_buf_str(&here) && !here.oom && strcmp(cordon_buf_str(&here), valid) == 0;
+  cordon_buf_free(&here);
+  free(valid);
+  if (same && (p->seccomp_bpf = malloc(n))) {
+    memcpy(p->seccomp_bpf, c->p, n);
+    p->seccomp_bpf_len = n;
+  }
+  c->p += n, c->left -= n;
+  return true;
+}
+
 static bool get_entry(cursor *c, cordon_lx_run_entry *e, const char **why) {
   size_t n;
   e->nrecords = get_count(c);
@@ -207,6 +243,7 @@ static bool get_entry(cursor *c, cordon_lx_run_entry *e, const char **why) {
   if (c->bad || e->cwd[0] != '/') return *why = "entry env or cwd malformed", false;
   if (!(e->plan = cordon_lx_plan_new())) return *why = "out of memory", false;
   if (!get_plan(c, e->plan)) return *why = "entry plan malformed", false;
+  if (c->left != 0 && !get_seccomp(c, e->plan)) return *why = "entry seccomp program malformed", false;
   if (c->left != 0) return *why = "entry has trailing bytes", false;
   return true;
 }

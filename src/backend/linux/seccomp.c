@@ -2,10 +2,17 @@
 #include "backend/linux/seccomp.h"
 
 #include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 static bool add(scmp_filter_ctx ctx, int err, const char *name, unsigned n, const struct scmp_arg_cmp *cmp, cordon_buf *msg) {
   int nr = seccomp_syscall_resolve_name(name);
@@ -18,11 +25,12 @@ static bool add(scmp_filter_ctx ctx, int err, const char *name, unsigned n, cons
   return true;
 }
 
-cordon_lx_status cordon_lx_seccomp_apply(const cordon_lx_plan *plan, cordon_buf *msg) {
+/* The plan's filter as a libseccomp context; NULL (with msg) on failure. */
+static scmp_filter_ctx build(const cordon_lx_plan *plan, cordon_buf *msg) {
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (!ctx) {
     cordon_buf_puts(msg, "seccomp_init failed");
-    return CORDON_LX_SETUP_FAILED;
+    return NULL;
   }
   /* Cover the compat ABIs a process here can switch to; any other architecture is killed by
    * libseccomp's default bad-arch action. */
@@ -33,7 +41,7 @@ cordon_lx_status cordon_lx_seccomp_apply(const cordon_lx_plan *plan, cordon_buf 
   if (rc != 0 && rc != -EEXIST) {
     cordon_buf_printf(msg, "seccomp_arch_add: %s", strerror(-rc));
     seccomp_release(ctx);
-    return CORDON_LX_SETUP_FAILED;
+    return NULL;
   }
 #endif
   bool ok = true;
@@ -52,13 +60,53 @@ cordon_lx_status cordon_lx_seccomp_apply(const cordon_lx_plan *plan, cordon_buf 
     ok = ok && add(ctx, EPERM, "io_uring_enter", 0, NULL, msg);
     ok = ok && add(ctx, EPERM, "io_uring_register", 0, NULL, msg);
   }
-  if (ok) {
-    rc = seccomp_load(ctx);
-    if (rc != 0) {
-      cordon_buf_printf(msg, "seccomp_load: %s", strerror(-rc));
-      ok = false;
-    }
+  if (!ok) {
+    seccomp_release(ctx);
+    return NULL;
   }
+  return ctx;
+}
+
+/* Loads a filter libseccomp built earlier for this plan, the way seccomp_load does with its default
+ * attributes (no_new_privs is already set by the runtime; no TSYNC, LOG or SPEC_ALLOW flag). */
+static cordon_lx_status load_stored(const cordon_lx_plan *plan, cordon_buf *msg) {
+  struct sock_fprog prog = {.len = (unsigned short)(plan->seccomp_bpf_len / sizeof(struct sock_filter)),
+                            .filter = (struct sock_filter *)plan->seccomp_bpf};
+  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
+    cordon_buf_printf(msg, "seccomp(SET_MODE_FILTER): %s", strerror(errno));
+    return CORDON_LX_SETUP_FAILED;
+  }
+  return CORDON_LX_OK;
+}
+
+cordon_lx_status cordon_lx_seccomp_apply(const cordon_lx_plan *plan, cordon_buf *msg) {
+  if (plan->seccomp_bpf && plan->seccomp_bpf_len) return load_stored(plan, msg);
+  scmp_filter_ctx ctx = build(plan, msg);
+  if (!ctx) return CORDON_LX_SETUP_FAILED;
+  int rc = seccomp_load(ctx);
+  if (rc != 0) cordon_buf_printf(msg, "seccomp_load: %s", strerror(-rc));
   seccomp_release(ctx);
-  return ok ? CORDON_LX_OK : CORDON_LX_SETUP_FAILED;
+  return rc == 0 ? CORDON_LX_OK : CORDON_LX_SETUP_FAILED;
+}
+
+bool cordon_lx_seccomp_export(const cordon_lx_plan *plan, cordon_buf *out) {
+  cordon_buf msg = CORDON_BUF_INIT;
+  scmp_filter_ctx ctx = build(plan, &msg);
+  cordon_buf_free(&msg);
+  if (!ctx) return false;
+  int fd = memfd_create("cordon-seccomp", MFD_CLOEXEC);
+  bool ok = fd >= 0 && seccomp_export_bpf(ctx, fd) == 0 && lseek(fd, 0, SEEK_SET) == 0;
+  seccomp_release(ctx);
+  char chunk[4096];
+  ssize_t n;
+  while (ok && (n = read(fd, chunk, sizeof chunk)) > 0) cordon_buf_append(out, chunk, (size_t)n);
+  if (fd >= 0) close(fd);
+  return ok && !out->oom && out->len > 0 && out->len % sizeof(struct sock_filter) == 0 &&
+         out->len / sizeof(struct sock_filter) <= BPF_MAXINSNS;
+}
+
+void cordon_lx_seccomp_kernel(cordon_buf *out) {
+  struct utsname u;
+  if (uname(&u) == 0) cordon_buf_printf(out, "%s %s %s seccomp-format %d", u.machine, u.release, u.version,
+                                        SCMP_VER_MAJOR * 10000 + SCMP_VER_MINOR * 100 + SCMP_VER_MICRO);
 }
