@@ -107,6 +107,8 @@ void cordon_lx_run_entry_free(cordon_lx_run_entry *e) {
   free_strv(e->env, strv_len(e->env));
   free_strv(e->environ, e->nenviron);
   free(e->cwd);
+  free(e->seccomp_valid_for);
+  free(e->seccomp_bpf);
   cordon_lx_plan_free(e->plan);
   memset(e, 0, sizeof *e);
 }
@@ -427,13 +429,16 @@ void cordon_lx_runcache_store(const cordon_lx_plan *plan, const char *const *arg
   cordon_lx_run_entry view;
   cordon_buf bytes = CORDON_BUF_INIT;
   parents ps = {0};
-  cordon_buf bpf = CORDON_BUF_INIT;  /* without it a hit builds the filter itself: same filter, slower */
+  cordon_buf bpf = CORDON_BUF_INIT, valid = CORDON_BUF_INIT;  /* without them a hit builds the filter */
   bool have_bpf = cordon_lx_seccomp_export(plan, &bpf);
+  cordon_lx_seccomp_kernel(&valid);
   if (entry_view(plan, argv, env, cwd, &view, &ps)) {
-    view.seccomp_bpf = have_bpf ? bpf.data : NULL, view.seccomp_bpf_len = have_bpf ? bpf.len : 0;
+    if (have_bpf && cordon_buf_str(&valid) && !valid.oom)  /* borrowed: free_view leaves them */
+      view.seccomp_valid_for = valid.data, view.seccomp_bpf = bpf.data, view.seccomp_bpf_len = bpf.len;
     cordon_lx_runcache_encode(&view, &bytes);
   }
   cordon_buf_free(&bpf);
+  cordon_buf_free(&valid);
   free_view(&view, &ps);
   if (!bytes.len || bytes.oom || bytes.len > CORDON_RUNCACHE_MAX_BYTES) {
     cordon_buf_free(&bytes);

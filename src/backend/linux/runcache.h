@@ -41,9 +41,10 @@ typedef struct {
   char **argv, **env;  /* NULL-terminated */
   char *cwd;
   cordon_lx_plan *plan;
-  /* Written only (borrowed, not freed): the plan's seccomp program (seccomp.h). A parsed entry's
-   * program, when valid for this machine, kernel and libseccomp, is in plan->seccomp_bpf instead. */
-  const char *seccomp_bpf;
+  /* The plan's seccomp program (seccomp.h) and what it is valid for (cordon_lx_seccomp_kernel), or
+   * NULL. A parsed entry owns them and, when they are valid here, also gives plan->seccomp_bpf a copy. */
+  char *seccomp_valid_for;
+  char *seccomp_bpf;
   size_t seccomp_bpf_len;
 } cordon_lx_run_entry;
 

@@ -94,15 +94,10 @@ void cordon_lx_runcache_encode(const cordon_lx_run_entry *e, cordon_buf *b) {
                   (m->placeholder ? M_PLACEHOLDER : 0));
     put_str(b, m->path), put_str(b, m->source), put_str(b, m->reason);
   }
-  if (e->seccomp_bpf && e->seccomp_bpf_len && e->seccomp_bpf_len <= UINT32_MAX) {
-    cordon_buf valid = CORDON_BUF_INIT;
-    cordon_lx_seccomp_kernel(&valid);
-    if (cordon_buf_str(&valid) && !valid.oom) {
-      put_str(b, cordon_buf_str(&valid));
-      put_u32(b, (uint32_t)e->seccomp_bpf_len);
-      cordon_buf_append(b, e->seccomp_bpf, e->seccomp_bpf_len);
-    }
-    cordon_buf_free(&valid);
+  if (e->seccomp_valid_for && e->seccomp_bpf && e->seccomp_bpf_len && e->seccomp_bpf_len <= UINT32_MAX) {
+    put_str(b, e->seccomp_valid_for);
+    put_u32(b, (uint32_t)e->seccomp_bpf_len);
+    cordon_buf_append(b, e->seccomp_bpf, e->seccomp_bpf_len);
   }
 }
 
@@ -183,25 +178,26 @@ static bool get_plan(cursor *c, cordon_lx_plan *p) {
   return !c->bad;
 }
 
-/* The stored seccomp program, kept in the plan only when it was built for this machine, kernel and
- * libseccomp; any other is skipped (the runtime then builds the filter itself). */
-static bool get_seccomp(cursor *c, cordon_lx_plan *p) {
-  char *valid = get_str(c);
+/* The stored seccomp program, kept in the entry as read (so it encodes back the same); the plan gets a
+ * copy only when it was built for this machine, kernel and libseccomp (otherwise the runtime builds the
+ * filter itself). */
+static bool get_seccomp(cursor *c, cordon_lx_run_entry *e) {
+  e->seccomp_valid_for = get_str(c);
   uint32_t n = get_u32(c);
-  if (c->bad || n == 0 || n > c->left || n % 8 != 0 || n / 8 > 4096) {  /* sock_filter: 8 bytes; BPF_MAXINSNS */
-    free(valid);
+  if (c->bad || n == 0 || n > c->left || n % 8 != 0 || n / 8 > 4096)  /* sock_filter: 8 bytes; BPF_MAXINSNS */
     return c->bad = true, false;
-  }
+  if (!(e->seccomp_bpf = malloc(n))) return c->bad = true, false;
+  memcpy(e->seccomp_bpf, c->p, n);
+  e->seccomp_bpf_len = n;
+  c->p += n, c->left -= n;
   cordon_buf here = CORDON_BUF_INIT;
   cordon_lx_seccomp_kernel(&here);
-  bool same = cordon_buf_str(&here) && !here.oom && strcmp(cordon_buf_str(&here), valid) == 0;
+  bool same = cordon_buf_str(&here) && !here.oom && strcmp(cordon_buf_str(&here), e->seccomp_valid_for) == 0;
   cordon_buf_free(&here);
-  free(valid);
-  if (same && (p->seccomp_bpf = malloc(n))) {
-    memcpy(p->seccomp_bpf, c->p, n);
-    p->seccomp_bpf_len = n;
+  if (same && (e->plan->seccomp_bpf = malloc(n))) {
+    memcpy(e->plan->seccomp_bpf, e->seccomp_bpf, n);
+    e->plan->seccomp_bpf_len = n;
   }
-  c->p += n, c->left -= n;
   return true;
 }
 
@@ -243,7 +239,7 @@ static bool get_entry(cursor *c, cordon_lx_run_entry *e, const char **why) {
   if (c->bad || e->cwd[0] != '/') return *why = "entry env or cwd malformed", false;
   if (!(e->plan = cordon_lx_plan_new())) return *why = "out of memory", false;
   if (!get_plan(c, e->plan)) return *why = "entry plan malformed", false;
-  if (c->left != 0 && !get_seccomp(c, e->plan)) return *why = "entry seccomp program malformed", false;
+  if (c->left != 0 && !get_seccomp(c, e)) return *why = "entry seccomp program malformed", false;
   if (c->left != 0) return *why = "entry has trailing bytes", false;
   return true;
 }
