@@ -40,6 +40,10 @@ for u in $USERS; do
   check "$u: the entry is the caller's, mode 0600" test "$(stat -c '%U %a' "$e")" = "$u 600"
   rc "$u" CORDON_NO_RUN_CACHE=1 -- -- true
   expect "CORDON_NO_RUN_CACHE turns it off" 0 off
+  # The workdir gets placeholders each run; runs further apart than the cleaner's linger still hit.
+  sleep 1.2
+  rc "$u" -- -- true
+  expect "a run well after the last one (placeholders gone and made again) is still a hit" 0 hit
 
   # --- a hit enforces exactly what a miss enforces -----------------------------------------------------
   hit_denied() {
