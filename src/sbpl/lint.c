@@ -4,7 +4,6 @@
 #include "sbpl/lint.h"
 
 #include "core/buf.h"
-#include "sbpl/lint_regex.h"
 #include "sbpl/lint_region.h"
 #include "sbpl/match.h"
 #include "sbpl/ops.h"
@@ -190,18 +189,11 @@ static void check_filter(linter *l, const cordon_rule *r, cordon_filter *f, bool
   case CORDON_F_NAME:
     if (f->match == CORDON_MATCH_REGEX && f->nargs >= 1 && !f->args[0].is_param) {
       char err[160] = "";
-      size_t copies = cordon_lint_regex_copies(f->args[0].text, CORDON_LINT_REGEX_MAX_COPIES + 1);
-      if (copies > CORDON_LINT_REGEX_MAX_COPIES) {
-        finding(l, CORDON_DIAG_ERROR, "regex-invalid", loc,
-                "(%s #\"%.200s%s\") is too costly to compile: its quantifiers spell out over %u copies of "
-                "the pattern (stacked or nested repetitions multiply); simplify it", f->name,
-                f->args[0].text, strlen(f->args[0].text) > 200 ? "…" : "", CORDON_LINT_REGEX_MAX_COPIES);
-        /* Cache a regex that failed cheaply in the filter, so nothing later in this lint (or a
-         * decision on this policy) compiles the costly one: the filter then matches as unknown. */
-        cordon_filter_compile_regex(f, "(", NULL, 0);
-      } else if (!cordon_filter_compile_regex(f, f->args[0].text, err, sizeof err))
-        finding(l, CORDON_DIAG_ERROR, "regex-invalid", loc, "(%s #\"%s\") does not compile: %s", f->name,
-                f->args[0].text, err);
+      /* The regex primitive refuses a pattern too costly to compile (match_regex.c) before regcomp
+       * sees it, so linting a hostile policy costs an error, not the machine's memory. */
+      if (!cordon_filter_compile_regex(f, f->args[0].text, err, sizeof err))
+        finding(l, CORDON_DIAG_ERROR, "regex-invalid", loc, "(%s #\"%.200s%s\") does not compile: %s; simplify it",
+                f->name, f->args[0].text, strlen(f->args[0].text) > 200 ? "…" : "", err);
       else if (r->action == CORDON_DENY && f->args[0].text[0] != '^' && !confined)
         finding(l, CORDON_DIAG_WARNING, "unanchored-regex", loc,
                 "deny regex #\"%s\" is not anchored: it matches anywhere in the path, so it may deny far "
