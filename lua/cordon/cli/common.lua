@@ -82,4 +82,13 @@ function M.assemble(opts)
   return require("cordon.assemble").assemble(req)
 end
 
+-- For commands whose only words are options and `-- CMD` (policy, explain): refuses a stray word,
+-- then assembles.
+function M.assemble_command(opts)
+  if #opts.positional > 0 then
+    return nil, "unexpected argument '" .. opts.positional[1] .. "' (a command goes after --)"
+  end
+  return M.assemble(opts)
+end
+
 return M

@@ -21,10 +21,7 @@ end
 function M.run(argv, first)
   local opts, status = cli.options("explain", argv, first, M.spec, usage)
   if not opts then return status end
-  if #opts.positional > 0 then
-    return cli.fail("unexpected argument '" .. opts.positional[1] .. "' (a command goes after --)")
-  end
-  local policy, aerr = common.assemble(opts)
+  local policy, aerr = common.assemble_command(opts)
   if not policy then return cli.fail(aerr) end
   local explain = require "cordon.explain"
   local data = explain.from_policy(policy)

@@ -50,10 +50,7 @@ end
 function M.run(argv, first)
   local opts, status = cli.options("policy", argv, first, M.spec, usage)
   if not opts then return status end
-  if #opts.positional > 0 then
-    return cli.fail("unexpected argument '" .. opts.positional[1] .. "' (a command goes after --)")
-  end
-  local policy, aerr = common.assemble(opts)
+  local policy, aerr = common.assemble_command(opts)
   if not policy then return cli.fail(aerr) end
   local out, rerr = M.render(policy, opts.json)
   if not out then return cli.fail(rerr) end
