@@ -46,6 +46,25 @@ function t.same(a, b, what)
   if not same(a, b) then error((what or "tables") .. " differ", 2) end
 end
 
+-- File helpers for tests that build a scratch HOME or workdir.
+function t.sh(cmd) assert(os.execute(cmd), cmd) end
+
+function t.q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+function t.write(path, text)
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+end
+
+-- A fresh, empty directory (its real path); the test leaves it to the system's /tmp cleaning.
+function t.tmpdir()
+  local p = os.tmpname()
+  os.remove(p)
+  t.sh("mkdir -p " .. t.q(p))
+  return require("cordon.c.sys").realpath(p)
+end
+
 function t.finish()
   io.stdout:write(string.format("%d passed, %d failed\n", t.passed, t.failed))
   return t.failed == 0 and 0 or 1

@@ -9,11 +9,7 @@ local BASIC = SRC .. "/tests/data/trees/basic"
 local tmp = os.tmpname()
 os.remove(tmp)
 assert(os.execute("mkdir -p '" .. tmp .. "/home' '" .. tmp .. "/w'"))
-local function write(path, text)
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-end
+local write = t.write
 
 local function asm(opts)
   opts.profiles_dir = opts.profiles_dir or BASIC

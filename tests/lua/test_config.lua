@@ -3,19 +3,7 @@ local t = require "harness"
 local config = require "cordon.config"
 local sys = require "cordon.c.sys"
 
-local function sh(cmd) assert(os.execute(cmd), cmd) end
-local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-local function write(path, text)
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-end
-local function tmpdir()
-  local p = os.tmpname()
-  os.remove(p)
-  sh("mkdir -p " .. q(p))
-  return sys.realpath(p)
-end
+local sh, q, write, tmpdir = t.sh, t.q, t.write, t.tmpdir
 
 local root = tmpdir()
 local home = root .. "/home"
