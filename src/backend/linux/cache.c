@@ -67,8 +67,10 @@ static bool make_key(const char *text, const cordon_params *ps, const cordon_pro
   /* the compiler that made the plan: any rebuild of the binary or library holding it starts afresh */
   Dl_info info;
   struct stat self;
-  if (!dladdr((void *)cordon_lx_compile_cached, &info) || !info.dli_fname || stat(info.dli_fname, &self) != 0)
-    return false;
+  /* a static executable has no link map for dladdr: then the code is the executable's own */
+  const char *holder = dladdr((void *)cordon_lx_compile_cached, &info) && info.dli_fname && info.dli_fname[0] == '/'
+                           ? info.dli_fname : "/proc/self/exe";
+  if (stat(holder, &self) != 0) return false;
   feed_u(&h, (uint64_t)self.st_dev), feed_u(&h, (uint64_t)self.st_ino), feed_u(&h, (uint64_t)self.st_size);
   feed_u(&h, (uint64_t)self.st_mtim.tv_sec), feed_u(&h, (uint64_t)self.st_mtim.tv_nsec);
   feed_u(&h, (uint64_t)geteuid());
