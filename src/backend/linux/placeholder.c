@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -22,6 +23,7 @@
 #endif
 
 #define PLACEHOLDER_LINGER_MS 500
+#define PLACEHOLDER_POLL_MS 25
 
 static void nap(long ms) {
   struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -60,12 +62,29 @@ static void wait_for_exit(pid_t pid) {
 
 static void remove_if_unused(const cordon_mount *m, int fd) {
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) return;  /* another run still relies on it */
+  struct stat held, now;  /* only what we locked: never a newer placeholder at the same path */
+  if (fstat(fd, &held) != 0 || lstat(m->path, &now) != 0 || held.st_dev != now.st_dev || held.st_ino != now.st_ino)
+    return;
   if (m->is_dir) {
     (void)rmdir(m->path);
   } else {
     struct stat st;
     if (lstat(m->path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) (void)unlink(m->path);
   }
+}
+
+/* Whether some other open of each placeholder we created still holds a lock on it (a later run). Our own
+ * shared lock stays: an exclusive one we get is turned back at once. */
+static bool all_held_elsewhere(const cordon_lx_plan *plan, const bool *created, const int *fds) {
+  for (size_t i = 0; i < plan->nmounts; i++) {
+    if (!created[i]) continue;
+    if (flock(fds[i], LOCK_EX | LOCK_NB) == 0) {
+      (void)flock(fds[i], LOCK_SH);
+      return false;
+    }
+    if (errno != EWOULDBLOCK) return false;
+  }
+  return true;
 }
 
 static _Noreturn void cleaner(const cordon_lx_plan *plan, const bool *created, const int *fds, pid_t pid, int rfd) {
@@ -83,25 +102,24 @@ static _Noreturn void cleaner(const cordon_lx_plan *plan, const bool *created, c
   while (ino && namespace_alive((ino_t)ino)) nap(100);
   /* Linger a moment: a run started meanwhile adopts the placeholders still held (counted as missing by
    * every cached observation, core/record.h) instead of recreating them, which on ext4 costs up to a
-   * millisecond per mkdir right after an rmdir. */
-  nap(PLACEHOLDER_LINGER_MS);
+   * millisecond per mkdir right after an rmdir. Once a later run holds every one, its cleaner answers
+   * for them: leave then, so back-to-back runs do not pile up cleaners (each holds locks the next runs
+   * walk past and is one more /proc entry every scan reads). */
+  for (long waited = 0; waited < PLACEHOLDER_LINGER_MS && !all_held_elsewhere(plan, created, fds);
+       waited += PLACEHOLDER_POLL_MS)
+    nap(PLACEHOLDER_POLL_MS);
   for (size_t i = plan->nmounts; i-- > 0;)
     if (created[i]) remove_if_unused(&plan->mounts[i], fds[i]);
   _exit(0);
 }
 
-/* Another run's placeholder, still locked by that run or its cleaner. */
-static bool held_by_another(const cordon_mount *m) {
-  int fd = open(m->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return false;
-  bool held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-  close(fd);
-  return held;
-}
-
-static int open_lock(const cordon_mount *m) {
+/* Opens the placeholder and takes our shared lock on it; *held_before says whether another run (or its
+ * cleaner) held a lock on it already. One open serves both. */
+static int open_lock(const cordon_mount *m, bool *held_before) {
   int fd = open(m->path, (m->is_dir ? O_DIRECTORY : 0) | O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd >= 0 && flock(fd, LOCK_SH) != 0) {
+  if (fd < 0) return -1;
+  *held_before = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  if (flock(fd, LOCK_SH) != 0) {  /* from the exclusive lock, or waiting out a cleaner's brief one */
     close(fd);
     return -1;
   }
@@ -133,8 +151,9 @@ cordon_lx_status cordon_lx_placeholders_start(const cordon_lx_plan *plan, int *n
       if (rc != 0 && errno != EEXIST) break;
       /* A placeholder another run still holds is adopted: whichever cleaner finds it unused last removes
        * it (only while empty), so back-to-back runs never leave one behind. */
-      created[i] = rc == 0 || (m->is_dir && held_by_another(m));
-      int fd = open_lock(m);
+      bool held = false;
+      int fd = open_lock(m, &held);
+      created[i] = rc == 0 || (m->is_dir && held);
       struct stat a, b;
       if (fd >= 0 && fstat(fd, &a) == 0 && lstat(m->path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
         fds[i] = fd;
@@ -167,6 +186,7 @@ cordon_lx_status cordon_lx_placeholders_start(const cordon_lx_plan *plan, int *n
   if (pid == 0) {
     close(pipefd[1]);
     setsid();  /* off the caller's terminal and process group */
+    (void)prctl(PR_SET_NAME, "cordon-cleaner", 0, 0, 0);  /* what ps shows while it lingers */
     cleaner(plan, created, fds, self, pipefd[0]);
   }
   if (pid > 0) {
