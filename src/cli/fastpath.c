@@ -6,6 +6,7 @@
  * answer again. Anything else is a miss, and a miss is the ordinary, always-correct Lua path. */
 #include "cli/fastpath.h"
 
+#include "backend/linux/landlock.h"
 #include "backend/linux/linux.h"
 #include "backend/linux/runcache.h"
 #include "core/record.h"
@@ -52,7 +53,12 @@ int cordon_fastpath_run(int argc, char **argv) {
   }
   cordon_lx_run_entry e;
   const char *why = NULL;
-  if (!cordon_lx_runcache_load(cordon_buf_str(&key), &e, &why)) {
+  cordon_lx_landlock_ahead ahead;
+  bool read = cordon_lx_runcache_read(cordon_buf_str(&key), &e, &why);
+  /* the replay and the Landlock rules proceed side by side: on a miss the rules are thrown away */
+  if (read) cordon_lx_landlock_ahead_start(&ahead, e.plan, cordon_lx_landlock_abi(NULL));
+  if (!read || !cordon_lx_runcache_accept(cordon_buf_str(&key), &e, &why)) {
+    if (read) cordon_lx_landlock_ahead_free(&ahead), cordon_lx_run_entry_free(&e);  /* the helper first */
     trace("miss", why);
     armed_key = cordon_buf_take(&key);
     return -1;
@@ -61,7 +67,9 @@ int cordon_fastpath_run(int argc, char **argv) {
   trace("hit", NULL);
   fflush(stdout);
   cordon_buf msg = CORDON_BUF_INIT;
-  cordon_lx_status st = cordon_lx_run(e.plan, (const char *const *)e.argv, (const char *const *)e.env, e.cwd, &msg);
+  cordon_lx_status st = cordon_lx_run_ahead(e.plan, &ahead, (const char *const *)e.argv, (const char *const *)e.env,
+                                            e.cwd, &msg);
+  cordon_lx_landlock_ahead_free(&ahead);
   /* Only a command that could not be started comes back: report it as the Lua path does (run.lua,
    * lmanager.c): the code follows from the exit status. */
   int status = st == CORDON_LX_NOT_FOUND ? 127 : st == CORDON_LX_NOT_EXECUTABLE ? 126 : 125;

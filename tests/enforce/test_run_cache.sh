@@ -132,6 +132,23 @@ for u in $USERS; do
   expect "~/.ssh replaced by a symlink to a copy is a miss, and the key stays denied" 42 miss
   rm "$H/.ssh" && mv "$H/.ssh-real" "$H/.ssh"
 
+  # --- a hit enforces what a miss does: its Landlock rules are added ahead, on a helper thread, while
+  # the entry is replayed; rules under a mask or behind a symlink wait for the mounts
+  sleep 1.1
+  for probe in "echo evil >.git/hooks/pre-commit" "echo evil >>.git/config" "cat '$H/.aws/credentials'" \
+               "echo evil >/proc/self/root'$O/file'" "echo evil >>'$H/.bashrc'" "mkdir -p .agents/x"; do
+    target=$W/.git/hooks
+    case $probe in *config*) target=$W/.git/config ;; *aws*) target=$H/.aws/credentials ;;
+                   *bashrc*) target=$H/.bashrc ;; */proc/self/root*) target=$O/file ;; *agents*) target=$W/.agents ;; esac
+    before=$(state "$target")
+    rc "$u" -- -- sh -c "$probe || exit 42"
+    settle "$target" "$before"
+    rc "$u" -- -- sh -c "$probe || exit 42"
+    expect "denied on a hit as on a miss: $probe" 42 hit
+    settle "$target" "$before"
+    check "$u: and the target is unchanged ($target)" test "$(state "$target")" = "$before"
+  done
+
   mkdir -p "$W/sub"
   chown "$u" "$W/sub"
   DIR="$W/sub" rc "$u" -- -- true

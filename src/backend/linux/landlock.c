@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/landlock.h>
+#include <linux/openat2.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -81,47 +82,91 @@ void cordon_lx_landlock_right_names(uint64_t rights, cordon_buf *out) {
   if (!any) cordon_buf_puts(out, "none");
 }
 
-cordon_lx_status cordon_lx_landlock_apply(const cordon_lx_plan *plan, int abi, cordon_buf *msg) {
+/* The ruleset a plan needs, or -1 with *err (0: the plan restricts nothing Landlock handles). */
+int cordon_lx_landlock_create(const cordon_lx_plan *plan, int abi, int *err) {
   struct lx_ruleset_attr attr = {0};
   if (!plan->fs_unrestricted) attr.handled_access_fs = cordon_lx_landlock_handled_fs(abi);
   if (plan->network_restricted && abi >= 4) attr.handled_access_net = LX_NET_BIND_TCP | LX_NET_CONNECT_TCP;
   if (plan->scope_signals && abi >= 6) attr.scoped |= LX_SCOPE_SIGNAL;
   if (plan->scope_abstract_unix && abi >= 6) attr.scoped |= LX_SCOPE_ABSTRACT_UNIX;
-  if (!attr.handled_access_fs && !attr.handled_access_net && !attr.scoped) return CORDON_LX_OK;
-
+  *err = 0;
+  if (!attr.handled_access_fs && !attr.handled_access_net && !attr.scoped) return -1;
   /* Older kernels reject a struct larger than they know only when the extra fields are non-zero, so
    * pass the size that covers what is set. */
   size_t size = attr.scoped ? 24 : attr.handled_access_net ? 16 : 8;
   int fd = (int)syscall(__NR_landlock_create_ruleset, &attr, size, 0);
-  if (fd < 0) {
-    cordon_buf_printf(msg, "landlock_create_ruleset: %s", strerror(errno));
+  if (fd < 0) *err = errno;
+  return fd;
+}
+
+cordon_lx_rule_result cordon_lx_landlock_add(int ruleset, const cordon_lx_rule *r, int abi, bool plain_only,
+                                             uint64_t *rights, int *err) {
+  *rights = 0;
+  *err = 0;
+  int pfd;
+  if (plain_only) {
+    struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+    pfd = (int)syscall(SYS_openat2, AT_FDCWD, r->path, &how, sizeof how);
+    if (pfd < 0 && errno != ENOENT && errno != ENOTDIR) return CORDON_LX_RULE_LATER;  /* a symlink, or an error
+                                                                                       the main thread reports */
+  } else {
+    pfd = open(r->path, O_PATH | O_CLOEXEC);
+  }
+  if (pfd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return CORDON_LX_RULE_GONE;  /* fewer rights, not more */
+    *err = errno;
+    return CORDON_LX_RULE_OPEN_FAILED;
+  }
+  struct stat st;
+  bool is_dir = fstat(pfd, &st) == 0 && S_ISDIR(st.st_mode);
+  struct landlock_path_beneath_attr pb = {.allowed_access = cordon_lx_landlock_rights(r->access, is_dir, abi),
+                                          .parent_fd = pfd};
+  *rights = pb.allowed_access;
+  cordon_lx_rule_result res = CORDON_LX_RULE_ADDED;
+  /* EBADFD: not a file Landlock can hold (a pipe behind /dev/stdin): skipped */
+  if (pb.allowed_access && syscall(__NR_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0 &&
+      errno != EBADFD) {
+    *err = errno;
+    res = plain_only ? CORDON_LX_RULE_LATER : CORDON_LX_RULE_ADD_FAILED;
+  }
+  close(pfd);
+  return res;
+}
+
+void cordon_lx_landlock_describe_failure(const cordon_lx_rule *r, cordon_lx_rule_result res, uint64_t rights, int err,
+                                         cordon_buf *msg) {
+  if (res == CORDON_LX_RULE_OPEN_FAILED) {
+    cordon_buf_printf(msg, "landlock: cannot open %s (%s): %s", r->path, r->source, strerror(err));
+    return;
+  }
+  cordon_buf tmp = CORDON_BUF_INIT;
+  cordon_lx_landlock_right_names(rights, &tmp);
+  cordon_buf_printf(msg, "landlock_add_rule %s [%s] (%s): %s", r->path, cordon_buf_str(&tmp) ? cordon_buf_str(&tmp) : "",
+                    r->source, strerror(err));
+  cordon_buf_free(&tmp);
+}
+
+cordon_lx_status cordon_lx_landlock_apply(const cordon_lx_plan *plan, int abi, cordon_lx_landlock_ahead *ahead,
+                                          cordon_buf *msg) {
+  int err, fd = -1;
+  const unsigned char *done = NULL;
+  if (ahead && ahead->ruleset >= 0 && ahead->abi == abi) {
+    fd = ahead->ruleset, done = ahead->done;
+    ahead->ruleset = -1;  /* ours now */
+  } else if ((fd = cordon_lx_landlock_create(plan, abi, &err)) < 0) {
+    if (!err) return CORDON_LX_OK;
+    cordon_buf_printf(msg, "landlock_create_ruleset: %s", strerror(err));
     return CORDON_LX_SETUP_FAILED;
   }
   for (size_t i = 0; i < plan->nrules && !plan->fs_unrestricted; i++) {
-    const cordon_lx_rule *r = &plan->rules[i];
-    int pfd = open(r->path, O_PATH | O_CLOEXEC);
-    if (pfd < 0) {
-      if (errno == ENOENT || errno == ENOTDIR) continue;  /* gone since compile: fewer rights, not more */
-      cordon_buf_printf(msg, "landlock: cannot open %s (%s): %s", r->path, r->source, strerror(errno));
+    if (done && done[i]) continue;  /* added ahead (cordon_lx_landlock_ahead_start) */
+    uint64_t rights;
+    cordon_lx_rule_result res = cordon_lx_landlock_add(fd, &plan->rules[i], abi, false, &rights, &err);
+    if (res == CORDON_LX_RULE_OPEN_FAILED || res == CORDON_LX_RULE_ADD_FAILED) {
+      cordon_lx_landlock_describe_failure(&plan->rules[i], res, rights, err, msg);
       close(fd);
       return CORDON_LX_SETUP_FAILED;
     }
-    struct stat st;
-    bool is_dir = fstat(pfd, &st) == 0 && S_ISDIR(st.st_mode);
-    struct landlock_path_beneath_attr pb = {.allowed_access = cordon_lx_landlock_rights(r->access, is_dir, abi),
-                                            .parent_fd = pfd};
-    if (pb.allowed_access && syscall(__NR_landlock_add_rule, fd, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0 &&
-        errno != EBADFD) {  /* EBADFD: not a file Landlock can hold (a pipe behind /dev/stdin): skipped */
-      cordon_buf tmp = CORDON_BUF_INIT;
-      cordon_lx_landlock_right_names(pb.allowed_access, &tmp);
-      cordon_buf_printf(msg, "landlock_add_rule %s [%s] (%s): %s", r->path,
-                        cordon_buf_str(&tmp) ? cordon_buf_str(&tmp) : "", r->source, strerror(errno));
-      cordon_buf_free(&tmp);
-      close(pfd);
-      close(fd);
-      return CORDON_LX_SETUP_FAILED;
-    }
-    close(pfd);
   }
   /* No TCP port rules: with the network restricted nothing may bind or connect over TCP. */
   if (syscall(__NR_landlock_restrict_self, fd, 0) != 0) {

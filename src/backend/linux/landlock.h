@@ -7,7 +7,9 @@
 #define CORDON_LINUX_LANDLOCK_H
 #include "backend/linux/linux.h"
 
+#include <pthread.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The ABI the kernel reports (landlock_create_ruleset with LANDLOCK_CREATE_RULESET_VERSION), or 0 with
  * *err set to errno (ENOSYS: not built in; EOPNOTSUPP: built in but disabled at boot). */
@@ -20,7 +22,53 @@ uint64_t cordon_lx_landlock_rights(unsigned access, bool is_dir, int abi);
 /* "READ_FILE|READ_DIR|…" for explain and errors. */
 void cordon_lx_landlock_right_names(uint64_t rights, cordon_buf *out);
 
-/* Builds the ruleset for `plan` and enforces it on the calling thread (no_new_privs must be set). A path
- * that vanished since compiling is skipped (less access); any other failure is returned with `msg`. */
-cordon_lx_status cordon_lx_landlock_apply(const cordon_lx_plan *plan, int abi, cordon_buf *msg);
+/* --- building a ruleset (landlock.c) --------------------------------------------------------------- */
+/* The ruleset `plan` needs; -1 with *err = errno on failure, or with *err = 0 when the plan restricts
+ * nothing Landlock handles. */
+int cordon_lx_landlock_create(const cordon_lx_plan *plan, int abi, int *err);
+
+typedef enum {
+  CORDON_LX_RULE_ADDED,        /* (or nothing to add: no rights apply, or a file Landlock cannot hold) */
+  CORDON_LX_RULE_GONE,         /* the path vanished since compiling: skipped, which is less access */
+  CORDON_LX_RULE_LATER,        /* plain_only: a symlink on the way, or a failure; add it on the main thread */
+  CORDON_LX_RULE_OPEN_FAILED,  /* *err says why */
+  CORDON_LX_RULE_ADD_FAILED,
+} cordon_lx_rule_result;
+
+/* Opens `r`'s path and adds its rule to `ruleset`; *rights is what was asked. With `plain_only` a path
+ * that runs through a symlink is not resolved, and nothing fails: it is left for later. Allocates
+ * nothing, so it may run on a helper thread. */
+cordon_lx_rule_result cordon_lx_landlock_add(int ruleset, const cordon_lx_rule *r, int abi, bool plain_only,
+                                             uint64_t *rights, int *err);
+/* The message for a failed cordon_lx_landlock_add, naming the path and its source rule. */
+void cordon_lx_landlock_describe_failure(const cordon_lx_rule *r, cordon_lx_rule_result res, uint64_t rights, int err,
+                                         cordon_buf *msg);
+
+/* --- ahead of time (landlock_ahead.c) ----------------------------------------------------------------
+ * A cache hit knows its plan before it has checked the entry still holds: the rules whose inodes cannot
+ * depend on the sandbox's mounts (a plain path, with no symlink, outside every planned mount) are
+ * opened and added on a helper thread meanwhile. The rest (and everything, if the thread could not
+ * start) is added after the mounts, as without it; enforcing stays last. */
+struct cordon_lx_landlock_ahead {
+  const cordon_lx_plan *plan;
+  int abi;
+  int ruleset;           /* -1: none ahead */
+  unsigned char *done;   /* per rule: added (or found gone) ahead */
+  pid_t tid;             /* the helper thread's id, to see it gone from the thread group */
+  bool running;
+  pthread_t thread;
+};
+
+/* Starts the helper (false: nothing ahead, which is always safe). */
+bool cordon_lx_landlock_ahead_start(cordon_lx_landlock_ahead *a, const cordon_lx_plan *plan, int abi);
+/* Waits for the helper and for it to leave the thread group (a user namespace needs a single thread). */
+void cordon_lx_landlock_ahead_join(cordon_lx_landlock_ahead *a);
+/* Joins and releases everything (the ruleset too, unless cordon_lx_landlock_apply took it). */
+void cordon_lx_landlock_ahead_free(cordon_lx_landlock_ahead *a);
+
+/* Builds the ruleset for `plan` (finishing `ahead`'s, when given and made for this ABI) and enforces it
+ * on the calling thread (no_new_privs must be set). A path that vanished since compiling is skipped
+ * (less access); any other failure is returned with `msg`. */
+cordon_lx_status cordon_lx_landlock_apply(const cordon_lx_plan *plan, int abi, cordon_lx_landlock_ahead *ahead,
+                                          cordon_buf *msg);
 #endif

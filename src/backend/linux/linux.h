@@ -53,6 +53,10 @@ typedef struct {
   bool best_effort;                /* --best-effort: accept any Landlock ABI >= 1 */
   bool private_tmp;                /* --private-tmp: a fresh tmpfs on /tmp */
   bool record;                     /* keep every disk observation in the plan (for the cache) */
+  const char *const *home_protected; /* "literal"|"subpath", path below HOME, …, NULL: kept read-only when a
+                                        writable root holds HOME. The assembled policy carries these denies
+                                        itself; a compile without one gets them from cordon.c.linux, which
+                                        reads lua/cordon/protect.lua's in_home. May be NULL. */
 } cordon_lx_input;
 
 /* Computes the plan. The compiler looks at the disk (which paths exist, files or directories) but changes
@@ -82,4 +86,10 @@ bool cordon_lx_cache_root(const cordon_profile_ctx *ctx, char *out, size_t cap);
  * the command has not run. */
 cordon_lx_status cordon_lx_run(const cordon_lx_plan *plan, const char *const *argv, const char *const *env,
                                const char *cwd, cordon_buf *msg);
+/* The same, finishing Landlock rules added ahead (landlock.h; NULL: none). `ahead` stays the caller's to
+ * free when this returns. */
+typedef struct cordon_lx_landlock_ahead cordon_lx_landlock_ahead;
+cordon_lx_status cordon_lx_run_ahead(const cordon_lx_plan *plan, cordon_lx_landlock_ahead *ahead,
+                                     const char *const *argv, const char *const *env, const char *cwd,
+                                     cordon_buf *msg);
 #endif

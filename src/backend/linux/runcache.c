@@ -157,7 +157,7 @@ static bool trusted_dirs(const char *root, const char *runs) {
   return lstat(root, &st) == 0 && trusted(&st, true) && lstat(runs, &st) == 0 && trusted(&st, true);
 }
 
-bool cordon_lx_runcache_load(const char *key, cordon_lx_run_entry *out, const char **why) {
+bool cordon_lx_runcache_read(const char *key, cordon_lx_run_entry *out, const char **why) {
   memset(out, 0, sizeof *out);
   char root[4096], runs[4200], file[4300];
   if (!cordon_lx_runcache_root(root, sizeof root)) {
@@ -183,12 +183,17 @@ bool cordon_lx_runcache_load(const char *key, cordon_lx_run_entry *out, const ch
   close(fd);
   ok = ok && cordon_lx_runcache_parse(buf, (size_t)st.st_size, key, out, why);
   free(buf);
-  if (ok && !cordon_lx_runcache_holds(out, why)) {
-    cordon_lx_run_entry_free(out);
-    ok = false;
-  }
-  if (ok) (void)utimensat(AT_FDCWD, file, NULL, AT_SYMLINK_NOFOLLOW);  /* recently used: evicted last */
   return ok;
+}
+
+bool cordon_lx_runcache_accept(const char *key, const cordon_lx_run_entry *e, const char **why) {
+  if (!cordon_lx_runcache_holds(e, why)) return false;
+  char root[4096], file[4300];
+  if (cordon_lx_runcache_root(root, sizeof root)) {
+    key_file(root, key, file, sizeof file);
+    (void)utimensat(AT_FDCWD, file, NULL, AT_SYMLINK_NOFOLLOW);  /* recently used: evicted last */
+  }
+  return true;
 }
 
 /* --- store ---------------------------------------------------------------------------------------- */

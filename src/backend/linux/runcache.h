@@ -60,8 +60,11 @@ bool cordon_lx_runcache_parse(const char *data, size_t n, const char *key, cordo
 bool cordon_lx_runcache_holds(const cordon_lx_run_entry *e, const char **why);
 
 /* Finds, reads (O_NOFOLLOW, owned by the caller, writable by nobody else, bounded) and parses the entry
- * for `key`, then checks it holds. False with `why` on any doubt. A hit refreshes the entry's mtime. */
-bool cordon_lx_runcache_load(const char *key, cordon_lx_run_entry *out, const char **why);
+ * for `key`. False with `why` on any doubt. Its plan may not be used before cordon_lx_runcache_accept. */
+bool cordon_lx_runcache_read(const char *key, cordon_lx_run_entry *out, const char **why);
+/* Checks that the entry read still holds (cordon_lx_runcache_holds) and refreshes its mtime; otherwise
+ * says why (the entry stays the caller's to free). */
+bool cordon_lx_runcache_accept(const char *key, const cordon_lx_run_entry *e, const char **why);
 
 /* Writes the entry for the armed recorder's run, if the run is cacheable (recorder not tainted, plan
  * observations complete, the plan denies the sandbox writing the cache). Never fails the run. `why`

@@ -141,8 +141,9 @@ static cordon_lx_status exec_command(const char *const *argv, const char *const 
   return err == ENOENT || err == ENOTDIR ? CORDON_LX_NOT_FOUND : CORDON_LX_NOT_EXECUTABLE;
 }
 
-static cordon_lx_status sandbox_and_exec(const cordon_lx_plan *plan, int abi, const char *const *argv,
-                                         const char *const *env, const char *cwd, int notify_fd, cordon_buf *msg) {
+static cordon_lx_status sandbox_and_exec(const cordon_lx_plan *plan, int abi, cordon_lx_landlock_ahead *ahead,
+                                         const char *const *argv, const char *const *env, const char *cwd,
+                                         int notify_fd, cordon_buf *msg) {
   cordon_lx_status st;
   if (plan->nmounts > 0) {
     if ((st = enter_namespaces(notify_fd, msg)) != CORDON_LX_OK) return st;
@@ -162,7 +163,7 @@ static cordon_lx_status sandbox_and_exec(const cordon_lx_plan *plan, int abi, co
     return CORDON_LX_SETUP_FAILED;
   }
   if ((st = cordon_lx_seccomp_apply(plan, msg)) != CORDON_LX_OK) return st;
-  if ((st = cordon_lx_landlock_apply(plan, abi, msg)) != CORDON_LX_OK) return st;
+  if ((st = cordon_lx_landlock_apply(plan, abi, ahead, msg)) != CORDON_LX_OK) return st;
   return exec_command(argv, env, msg);
 }
 
@@ -182,6 +183,14 @@ static void warn_best_effort(const cordon_lx_plan *plan, int abi) {
 
 cordon_lx_status cordon_lx_run(const cordon_lx_plan *plan, const char *const *argv, const char *const *env,
                                const char *cwd, cordon_buf *msg) {
+  return cordon_lx_run_ahead(plan, NULL, argv, env, cwd, msg);
+}
+
+cordon_lx_status cordon_lx_run_ahead(const cordon_lx_plan *plan, cordon_lx_landlock_ahead *ahead,
+                                     const char *const *argv, const char *const *env, const char *cwd,
+                                     cordon_buf *msg) {
+  /* one thread again before anything forks or enters a namespace */
+  if (ahead) cordon_lx_landlock_ahead_join(ahead);
   if (!argv || !argv[0] || !argv[0][0]) {
     cordon_buf_puts(msg, "no command to run");
     return CORDON_LX_INVALID;
@@ -201,5 +210,5 @@ cordon_lx_status cordon_lx_run(const cordon_lx_plan *plan, const char *const *ar
   for (size_t i = 0; i < plan->nmounts; i++) need_placeholders = need_placeholders || plan->mounts[i].placeholder;
   int notify_fd = -1;
   if (need_placeholders && (st = cordon_lx_placeholders_start(plan, &notify_fd, msg)) != CORDON_LX_OK) return st;
-  return sandbox_and_exec(plan, pr.abi, argv, env, cwd, notify_fd, msg);
+  return sandbox_and_exec(plan, pr.abi, ahead, argv, env, cwd, notify_fd, msg);
 }
