@@ -79,6 +79,7 @@ static const char *const chains[LX_CLASSES][LX_LEVELS] = {
     {"file-write-create", "file-write*", "file*", "default"},
     {"file-write-unlink", "file-write*", "file*", "default"},
     {"process-exec*", "process*", "default", NULL},
+    {"network-outbound", "network*", "default", NULL},  /* LX_CONNECT: connect() to a unix socket path */
 };
 
 static bool grow(lx_rules *rs) {
@@ -281,6 +282,24 @@ static tri match_path(lx_rules *rs, const cordon_filter *f, const char *path, bo
 
 static tri match(lx_rules *rs, const cordon_filter *f, const char *path, bool interior);
 
+/* A network filter against a connect to the unix socket at `path`, as the decision evaluator reads it
+ * (src/sbpl/match.c): (remote unix-socket (path-literal …)) matches through its path filters, a bare
+ * (remote unix-socket) any socket; an ip or tcp address, or a local one, never names a socket path. */
+static tri match_network(lx_rules *rs, const cordon_filter *f, const char *path) {
+  if (!f->name || strcmp(f->name, "remote") != 0 || f->nargs == 0) return T_NO;
+  const char *proto = lx_arg(rs, &f->args[0]);
+  if (!proto) return T_UNKNOWN;
+  if (strncmp(proto, "unix", 4) != 0) return T_NO;
+  if (f->nchildren == 0) return f->nargs < 2 ? T_YES : T_UNKNOWN;
+  tri r = T_NO;
+  for (size_t i = 0; i < f->nchildren && r != T_YES; i++) {
+    tri c = match(rs, f->children[i], path, false);
+    if (c == T_YES) r = T_YES;
+    else if (c == T_UNKNOWN) r = T_UNKNOWN;
+  }
+  return r;
+}
+
 static bool plain_path(const lx_rules *rs, const cordon_filter *c, const char **arg) {
   if (c->kind != CORDON_F_PATH || c->nargs != 1) return false;
   if (c->match != CORDON_MATCH_LITERAL && c->match != CORDON_MATCH_SUBPATH) return false;
@@ -360,6 +379,8 @@ static tri match(lx_rules *rs, const cordon_filter *f, const char *path, bool in
     tri c = match(rs, f->children[0], path, interior);
     return c == T_UNKNOWN ? T_UNKNOWN : c == T_YES ? T_NO : T_YES;
   }
+  case CORDON_F_NETWORK:
+    return rs->connect_probe ? match_network(rs, f, path) : T_UNKNOWN;
   default:
     return T_UNKNOWN;  /* vnode-type, extensions, unknown filters: the path alone cannot tell */
   }
@@ -412,7 +433,16 @@ static bool decide_class(lx_rules *rs, int c, const char *path, bool interior, c
 unsigned lx_decide(lx_rules *rs, const char *path, bool interior, cordon_lx_plan *notes) {
   unsigned out = 0;
   lx_pindex_prime(rs, path);
-  for (int c = 0; c < LX_CLASSES; c++)
+  for (int c = 0; c < LX_FILE_CLASSES; c++)
     if (decide_class(rs, c, path, interior, notes)) out |= 1u << c;
   return out;
+}
+
+bool lx_decide_connect(lx_rules *rs, const char *path, cordon_lx_plan *notes) {
+  /* the memo is per probe and filled under this mode: the next lx_decide primes it afresh */
+  rs->connect_probe = true;
+  lx_pindex_prime(rs, path);
+  bool allowed = decide_class(rs, LX_CONNECT, path, false, notes);
+  rs->connect_probe = false;
+  return allowed;
 }

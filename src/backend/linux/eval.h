@@ -16,7 +16,9 @@
 #include <stddef.h>
 
 #define LX_LEVELS 4   /* e.g. file-read-data, file-read*, file*, default */
-#define LX_CLASSES 5  /* CORDON_LX_READ … CORDON_LX_EXEC, by bit index */
+#define LX_FILE_CLASSES 5  /* CORDON_LX_READ … CORDON_LX_EXEC, by bit index: what lx_decide answers */
+#define LX_CONNECT 5       /* connecting to a unix socket path (network-outbound): lx_decide_connect */
+#define LX_CLASSES 6
 
 typedef struct {
   cordon_action action;
@@ -40,6 +42,7 @@ typedef struct {
   struct lx_accel *accel;     /* per filter: sorted path sets and compiled regexes (eval.c) */
   struct lx_pindex *pindex;   /* rules by path argument (eval_index.c) */
   size_t accel_cap, naccel;
+  bool connect_probe;         /* the probe is a connect to a unix socket, not a file access (eval.c) */
 } lx_rules;
 
 /* Appends the file-relevant rules of an IR policy (others are ignored: Linux has no mach services). */
@@ -71,4 +74,9 @@ size_t lx_regex_anchor(const char *re, char *out, size_t cap);
 /* The classes allowed at `path` itself (interior = false) or strictly beneath it where no rule path
  * lies (interior = true). `notes` receives approximations (rules whose filter was unknown there). */
 unsigned lx_decide(lx_rules *rs, const char *path, bool interior, cordon_lx_plan *notes);
+
+/* Whether connecting to the unix socket at `path` is allowed: network-outbound (-> network* -> default)
+ * decided as for files, with (remote unix-socket (path-literal …)) and plain path filters matched
+ * against `path`, and (remote ip …), (local …) never matching. */
+bool lx_decide_connect(lx_rules *rs, const char *path, cordon_lx_plan *notes);
 #endif
