@@ -249,6 +249,7 @@ function M.assemble(opts)
 
   for _, s in ipairs(sel.fragments) do section(s.name, s.reason, tree.byname[s.name].text) end
   local tree_text = table.concat(chunks)
+  for _, kv in ipairs(protect.params(req, tree_text)) do add_param(kv[1], kv[2]) end
 
   -- Extra directories: read-only first, then read/write, so a path given both ways ends up writable.
   local grants = {}

@@ -108,6 +108,26 @@ function M.rules(roots, home, ops)
   return rules, listed
 end
 
+-- -D parameters the tree's socket denies name (profiles/50-integrations-core/*-default-deny.sb), as
+-- { {name, value}, ... }, for the names `text` (the tree's assembled fragments) asks for: a tree that
+-- does not use one gets no -D line. On Linux the backend masks the sockets those denies name.
+--   SSH_AUTH_SOCK  the agent ssh and git use; read through cordon.c.sys, whose getenv the run cache
+--                  records, so a cached run sees a new agent;
+--   RUNTIME_DIR    /run/user/UID on Linux, where rootless daemons and agents listen.
+function M.params(req, text)
+  local out = {}
+  local function wants(name) return text:find('(param "' .. name .. '")', 1, true) ~= nil end
+  if wants("SSH_AUTH_SOCK") then
+    local sock
+    if req.environ then sock = req.environ.SSH_AUTH_SOCK else sock = require("cordon.c.sys").getenv("SSH_AUTH_SOCK") end
+    if type(sock) == "string" and sock:sub(1, 1) == "/" then out[#out + 1] = { "SSH_AUTH_SOCK", sock } end
+  end
+  if wants("RUNTIME_DIR") and req.platform == "linux" then
+    out[#out + 1] = { "RUNTIME_DIR", "/run/user/" .. math.tointeger(require("cordon.c.sys").ids()) }
+  end
+  return out
+end
+
 -- The final denies, after everything else: the appended profiles, the config files, ~/.config/cordon
 -- and a custom profile tree, so nothing inside the sandbox can rewrite the next run's policy.
 function M.final_rules(req, ops)
