@@ -2,7 +2,8 @@
  *
  *   probe()                                   -> { abi, kernel, userns, ok, message }
  *   compile(policy, profile, ctx, opts)       -> cordon.LinuxPlan
- *       policy: SBPL text, a cordon.Policy, or nil (profile only); profile: cordon.Profile or table form;
+ *       policy: SBPL text, a cordon.Policy, or nil (profile only, plus cordon.protect.in_home, which an
+ *       assembled policy carries itself); profile: cordon.Profile or table form;
  *       ctx: match context table; opts: { params = { {name, value}, … }, best_effort, private_tmp }
  *   describe(assembled, opts)                 -> { text = "…", plan = <table> }  (cordon explain)
  *       assembled: cordon.assemble's result ({ text, params, profile, context })
@@ -189,12 +190,39 @@ static void read_params(lua_State *L, int idx, cordon_params *ps) {
   }
 }
 
+/* lua/cordon/protect.lua's in_home as kind, path, kind, path, …, NULL for a compile without a policy: an
+ * assembled policy carries these denies itself, a bare profile does not. The array is left on the stack;
+ * its strings stay alive in the module's table. */
+static const char **home_protected(lua_State *L) {
+  lua_getglobal(L, "require");
+  lua_pushstring(L, "cordon.protect");
+  lua_call(L, 1, 1);
+  if (lua_getfield(L, -1, "in_home") != LUA_TTABLE) luaL_error(L, "cordon.protect.in_home must be a table");
+  lua_remove(L, -2);  /* the module; in_home stays on the stack, under the array, and anchors the strings */
+  int t = lua_gettop(L);
+  size_t n = (size_t)luaL_len(L, t), k = 0;
+  const char **v = lua_newuserdatauv(L, (2 * n + 1) * sizeof *v, 0);
+  for (size_t i = 1; i <= n; i++) {
+    int top = lua_gettop(L);
+    if (lua_rawgeti(L, t, (lua_Integer)i) == LUA_TTABLE && lua_rawgeti(L, -1, 1) == LUA_TSTRING &&
+        lua_rawgeti(L, -2, 2) == LUA_TSTRING) {
+      v[k++] = lua_tostring(L, -2);
+      v[k++] = lua_tostring(L, -1);
+    }
+    lua_settop(L, top);
+  }
+  v[k] = NULL;
+  return v;
+}
+
 /* The shared body of compile and describe: policy at 1, profile at 2, ctx at 3, opts at 4. Pushes the
  * plan userdata, or the failure triple. */
 static int compile_at(lua_State *L, int pi, int pri, int ci, int oi, const cordon_params *extra) {
   cordon_profile *profile = cordon_lua_toprofile(L, pri);
   cordon_lua_ctx ctx;
   cordon_lua_checkctx(L, ci, &ctx);
+  bool bare = lua_isnoneornil(L, pi);
+  const char **home = bare ? home_protected(L) : NULL;  /* may raise: before anything is allocated */
   bool best = false, ptmp = false;
   cordon_params ps = CORDON_PARAMS_INIT;
   for (size_t i = 0; extra && i < extra->count; i++) cordon_params_add(&ps, extra->items[i].name, extra->items[i].value);
@@ -212,8 +240,8 @@ static int compile_at(lua_State *L, int pi, int pri, int ci, int oi, const cordo
   luaL_setmetatable(L, PLAN_T);
   cordon_buf msg = CORDON_BUF_INIT;
   cordon_lx_status st;
-  if (lua_type(L, pi) == LUA_TUSERDATA) {
-    cordon_policy *policy = cordon_lua_checkpolicy(L, pi);
+  if (bare || lua_type(L, pi) == LUA_TUSERDATA) {
+    cordon_policy *policy = bare ? NULL : cordon_lua_checkpolicy(L, pi);
     const char **pairs = calloc(2 * ps.count + 1, sizeof *pairs);
     if (!pairs) st = CORDON_LX_NOMEM;
     for (size_t i = 0; pairs && i < ps.count; i++) {
@@ -221,12 +249,11 @@ static int compile_at(lua_State *L, int pi, int pri, int ci, int oi, const cordo
       pairs[2 * i + 1] = ps.items[i].value;
     }
     cordon_lx_input in = {.policy = policy, .params = pairs, .nparams = ps.count, .profile = profile,
-                          .ctx = &ctx.ctx, .best_effort = best, .private_tmp = ptmp};
+                          .ctx = &ctx.ctx, .best_effort = best, .private_tmp = ptmp, .home_protected = home};
     if (pairs) st = cordon_lx_compile(&in, &u->plan, &msg);
     free(pairs);
   } else {
-    const char *text = lua_isnoneornil(L, pi) ? NULL : luaL_checkstring(L, pi);
-    st = cordon_lx_compile_text(text, &ps, profile, &ctx.ctx, best, ptmp, false, &u->plan, &msg);
+    st = cordon_lx_compile_text(luaL_checkstring(L, pi), &ps, profile, &ctx.ctx, best, ptmp, false, &u->plan, &msg);
   }
   cordon_params_free(&ps);
   if (st != CORDON_LX_OK) {

@@ -488,33 +488,128 @@ static void exec_denied_inside_an_executable_tree_is_a_noexec_bind(void **state)
   cordon_lx_plan_free(plan), cordon_policy_free(pol), cordon_profile_free(p);
 }
 
-static void an_agent_socket_is_masked_unless_the_policy_reaches_it(void **state) {
-  (void)state;
-  char sock[400];
-  snprintf(sock, sizeof sock, "%s/agent.sock", base);
+/* A unix socket bound at base/NAME (left on disk when the descriptor closes). */
+static const char *bind_socket(const char *name) {
+  static char sock[400];
+  snprintf(sock, sizeof sock, "%s/%s", base, name);
+  unlink(sock);
   int fd = socket(AF_UNIX, SOCK_STREAM, 0);
   struct sockaddr_un sa = {.sun_family = AF_UNIX};
-  assert_true(strlen(sock) < sizeof sa.sun_path);
+  assert_true(fd >= 0 && strlen(sock) < sizeof sa.sun_path);
   memcpy(sa.sun_path, sock, strlen(sock) + 1);
   assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-  setenv("SSH_AUTH_SOCK", sock, 1);
+  close(fd);
+  return sock;
+}
+
+/* SBPL text compiled as `cordon run` compiles it, with SOCK as a -D parameter. */
+static cordon_lx_plan *compile_sbpl(const char *text, cordon_profile *p, const char *sock) {
+  cordon_params ps = CORDON_PARAMS_INIT;
+  assert_true(cordon_params_add(&ps, "SOCK", sock));
+  cordon_lx_plan *plan = NULL;
+  cordon_buf msg = CORDON_BUF_INIT;
+  cordon_lx_status st = cordon_lx_compile_text(text, &ps, p, &ctx, false, false, false, &plan, &msg);
+  if (st != CORDON_LX_OK) fail_msg("compile: %s: %s", cordon_lx_status_name(st), msg.data ? msg.data : "");
+  cordon_buf_free(&msg);
+  cordon_params_free(&ps);
+  return plan;
+}
+
+#define DENY_SOCK "(deny network-outbound (remote unix-socket (path-literal (param \"SOCK\"))))\n"
+#define ALLOW_SOCK "(allow network-outbound (remote unix-socket (path-literal (param \"SOCK\"))))\n"
+
+static void a_socket_the_policy_denies_connecting_to_is_hidden_with_the_rule_as_its_source(void **state) {
+  (void)state;
+  const char *sock = bind_socket("agent.sock");
   cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_ENABLED);
-  cordon_lx_plan *plan = compile(NULL, p, NULL, 0);
+  /* the network-enabled profile section's unfiltered allow comes later and still loses: filtered first */
+  cordon_lx_plan *plan = compile_sbpl("(version 1)\n(allow default)\n" DENY_SOCK
+                                      "(allow network-outbound network-inbound)\n", p, sock);
   const cordon_mount *m = mount_at(plan, sock);
   assert_non_null(m);
   assert_int_equal(m->kind, CORDON_MOUNT_HIDE);
+  assert_string_equal(m->source, "policy:3:1");
   cordon_lx_plan_free(plan);
-  /* an integration that allows reaching it (network-outbound to that path) keeps it reachable */
-  cordon_policy *pol = cordon_policy_new();
-  ir_rule(pol, CORDON_ALLOW, "network-outbound", "literal", sock, false, 8);
-  plan = compile(pol, p, NULL, 0);
+  /* inside require-any, and on network* rather than network-outbound */
+  plan = compile_sbpl("(version 1)\n(allow default)\n(deny network* (require-any (remote unix-socket (path-literal "
+                      "\"/nonexistent/x.sock\")) (remote unix-socket (path-literal (param \"SOCK\")))))\n", p, sock);
+  assert_non_null(mount_at(plan, sock));
+  cordon_lx_plan_free(plan);
+  cordon_profile_free(p);
+  unlink(sock);
+}
+
+static void a_later_allow_reopens_a_denied_socket_and_an_earlier_one_does_not(void **state) {
+  (void)state;
+  const char *sock = bind_socket("runtime.sock");
+  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_ENABLED);
+  cordon_lx_plan *plan = compile_sbpl("(version 1)\n(allow default)\n" DENY_SOCK ALLOW_SOCK, p, sock);
+  assert_null(mount_at(plan, sock));  /* the integration, later, wins (docker.sb after the core deny) */
+  cordon_lx_plan_free(plan);
+  plan = compile_sbpl("(version 1)\n(allow default)\n" ALLOW_SOCK DENY_SOCK, p, sock);
+  assert_non_null(mount_at(plan, sock));
+  cordon_lx_plan_free(plan);
+  /* a connect allow on another path, or a file allow on this one, reopens nothing */
+  plan = compile_sbpl("(version 1)\n(allow default)\n" DENY_SOCK "(allow network-outbound (remote unix-socket "
+                      "(path-literal \"/elsewhere.sock\")))\n(allow file-read* (literal (param \"SOCK\")))\n", p, sock);
+  assert_non_null(mount_at(plan, sock));
+  cordon_lx_plan_free(plan);
+  cordon_profile_free(p);
+  unlink(sock);
+}
+
+static void only_an_existing_socket_is_masked_and_no_built_in_list_masks_one(void **state) {
+  (void)state;
+  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_ENABLED);
+  char file[400];
+  snprintf(file, sizeof file, "%s/not-a.sock", base);
+  FILE *f = fopen(file, "w");
+  assert_non_null(f);
+  fclose(f);
+  cordon_lx_plan *plan = compile_sbpl("(version 1)\n(allow default)\n" DENY_SOCK, p, file);
+  assert_null(mount_at(plan, file));  /* a regular file is the file rules' business */
+  cordon_lx_plan_free(plan);
+  unlink(file);
+  /* $SSH_AUTH_SOCK alone masks nothing: which sockets matter is the policy's (ssh-agent-default-deny.sb) */
+  const char *sock = bind_socket("agent2.sock");
+  setenv("SSH_AUTH_SOCK", sock, 1);
+  plan = compile(NULL, p, NULL, 0);
   assert_null(mount_at(plan, sock));
   cordon_lx_plan_free(plan);
-  cordon_policy_free(pol);
-  cordon_profile_free(p);
   unsetenv("SSH_AUTH_SOCK");
-  close(fd);
+  cordon_profile_free(p);
   unlink(sock);
+}
+
+static void start_up_files_given_with_the_input_are_read_only_in_a_writable_home(void **state) {
+  (void)state;
+  put("w/h", true), put("w/h/.bashrc", false), put("w/h/.config", true), put("w/h/.config/fish", true);
+  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
+  char inner[400];
+  snprintf(inner, sizeof inner, "%s/h", work);
+  ctx.home = inner;  /* HOME inside the writable workdir */
+  static const char *const listed[] = {"literal", ".bashrc", "subpath", ".config/fish", "regex", "^x", NULL};
+  cordon_lx_input in = {.profile = p, .ctx = &ctx, .home_protected = listed};
+  cordon_lx_plan *plan = NULL;
+  cordon_buf msg = CORDON_BUF_INIT;
+  assert_int_equal(cordon_lx_compile(&in, &plan, &msg), CORDON_LX_OK);
+  const cordon_mount *rc = mount_at(plan, at(inner, ".bashrc")), *fish = mount_at(plan, at(inner, ".config/fish"));
+  assert_non_null(rc);
+  assert_non_null(fish);
+  assert_true(rc->read_only && fish->read_only && fish->is_dir);
+  assert_non_null(strstr(rc->source, "start-up file .bashrc"));
+  cordon_lx_plan_free(plan);
+  /* nothing given, nothing masked: the list lives in lua/cordon/protect.lua, not here */
+  in.home_protected = NULL;
+  assert_int_equal(cordon_lx_compile(&in, &plan, &msg), CORDON_LX_OK);
+  assert_null(mount_at(plan, at(inner, ".bashrc")));
+  cordon_lx_plan_free(plan);
+  cordon_buf_free(&msg);
+  cordon_profile_free(p);
+  char cmd[500];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", inner);
+  assert_int_equal(system(cmd), 0);
+  ctx.home = home;
 }
 
 static void the_cache_keeps_at_most_64_plans_evicting_the_least_recently_used(void **state) {
@@ -575,7 +670,10 @@ int main(void) {
       cmocka_unit_test(the_plan_describes_itself_as_text_and_json),
       cmocka_unit_test(write_allowed_again_inside_a_read_only_mask_gets_a_writable_bind),
       cmocka_unit_test(exec_denied_inside_an_executable_tree_is_a_noexec_bind),
-      cmocka_unit_test(an_agent_socket_is_masked_unless_the_policy_reaches_it),
+      cmocka_unit_test(a_socket_the_policy_denies_connecting_to_is_hidden_with_the_rule_as_its_source),
+      cmocka_unit_test(a_later_allow_reopens_a_denied_socket_and_an_earlier_one_does_not),
+      cmocka_unit_test(only_an_existing_socket_is_masked_and_no_built_in_list_masks_one),
+      cmocka_unit_test(start_up_files_given_with_the_input_are_read_only_in_a_writable_home),
       cmocka_unit_test(a_cached_plan_is_reused_only_while_the_disk_agrees),
       cmocka_unit_test(a_cache_file_others_could_write_is_ignored),
       cmocka_unit_test(the_cache_keeps_at_most_64_plans_evicting_the_least_recently_used),

@@ -6,35 +6,28 @@
  *   3. the profile's deny entries (secrets), then protected metadata under every writable root
  *      (synthetic denies, last, so they win).
  * Then walk.c turns rules into Landlock rules and mounts, and this file adds what is not a file rule:
- * the network filter, scoping, masks over dangerous unix sockets, and --private-tmp. */
+ * the network filter, scoping, masks over the unix sockets the policy denies connecting to, and
+ * --private-tmp. Which paths are dangerous is the policy's business (lua/cordon/protect.lua, the
+ * profile tree's socket denies); nothing here keeps its own list. */
 #include "backend/linux/compile_impl.h"
 
 #include "core/path.h"
-#include "core/record.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
-
-/* Shell and tool start-up files: writing one plants code the user's next shell (or direnv) runs. */
-static const char *const persistence_files[] = {".bashrc", ".bash_profile", ".bash_login", ".bash_logout",
-                                                ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin",
-                                                ".envrc", NULL};
-
-/* Unix sockets that hand out more than the sandbox has (a container runtime is root on the host; an agent
- * socket signs as the user). Landlock cannot stop connect() to a path before ABI 9, so they are masked
- * unless the policy allows reaching them (an integration such as docker or ssh). */
-static const char *const dangerous_sockets[] = {
-    "/run/docker.sock", "/var/run/docker.sock", "/run/podman/podman.sock", "/run/containerd/containerd.sock",
-    "/run/crio/crio.sock", "/run/buildkit/buildkitd.sock", "/run/libvirt/libvirt-sock", NULL};
-static const char *const user_sockets[] = {"docker.sock", "podman/podman.sock", "gnupg/S.gpg-agent",
-                                           "gnupg/S.gpg-agent.ssh", "keyring/ssh", NULL};
 
 /* Devices every program may write (stdio redirections, terminals): granted before anything else, so a
  * policy can still take them away. */
 static const char *const device_files[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", NULL};
+
+/* A rule on a file class (not only on connecting to sockets): its paths are nodes of the walk. */
+static bool on_files(const lx_xrule *x) {
+  for (int c = 0; c < LX_FILE_CLASSES; c++)
+    if (x->levels[c]) return true;
+  return false;
+}
 
 static bool add_node(lx_compiler *cc, const char *raw, const char *source) {
   char norm[CORDON_PATH_MAX];
@@ -100,10 +93,9 @@ static bool regex_names_protected(const lx_compiler *cc, const cordon_filter *f)
   if (f->kind == CORDON_F_PATH && f->match == CORDON_MATCH_REGEX && f->nargs == 1) {
     const char *s = lx_arg(&cc->rules, &f->args[0]);
     if (!s) return false;
+    /* the Seatbelt profile section writes these regexes from the profile's names, and only from them */
     for (size_t i = 0; i < cordon_profile_protected_count(cc->in->profile); i++)
       if (contains_name(s, cordon_profile_protected_at(cc->in->profile, i))) return true;
-    for (size_t i = 0; persistence_files[i]; i++)
-      if (contains_name(s, persistence_files[i])) return true;
     return false;
   }
   for (size_t i = 0; i < f->nchildren; i++)
@@ -116,7 +108,7 @@ static bool regex_names_protected(const lx_compiler *cc, const cordon_filter *f)
 static bool recognise_protected_regexes(lx_compiler *cc) {
   for (size_t i = 0; i < cc->rules.count; i++) {
     lx_xrule *x = &cc->rules.items[i];
-    if (x->action != CORDON_DENY || !x->filter || x->levels[0] || x->levels[4]) continue;
+    if (x->action != CORDON_DENY || !x->filter || x->levels[0] || x->levels[4] || !on_files(x)) continue;
     if (!regex_names_protected(cc, x->filter)) continue;
     x->skip = true;
     if (!cordon_lx_plan_note(cc->plan, x->source, "protected-metadata regex enforced as masks on the protected "
@@ -157,60 +149,77 @@ static bool protect_root(lx_compiler *cc, const char *root) {
     if (!add_rule_and_node(cc, CORDON_DENY, CORDON_LX_MODIFY, path, strchr(name + 1, '.') == NULL, src)) return false;
   }
   /* Start-up files matter where a shell reads them: the home directory, when a writable root holds it. */
-  const char *home = cc->in->ctx->home;
-  if (!home || !cordon_path_within(root, home)) return true;
-  for (size_t i = 0; persistence_files[i]; i++) {
-    snprintf(path, sizeof path, "%s/%s", strcmp(home, "/") == 0 ? "" : home, persistence_files[i]);
-    snprintf(src, sizeof src, "profile: start-up file %s in the writable home %s", persistence_files[i], home);
-    if (!add_rule_and_node(cc, CORDON_DENY, CORDON_LX_MODIFY, path, false, src)) return false;
+  const char *home = cc->in->ctx->home, *const *hp = cc->in->home_protected;
+  if (!hp || !home || !cordon_path_within(root, home)) return true;
+  for (size_t i = 0; hp[i] && hp[i + 1]; i += 2) {
+    bool subtree = strcmp(hp[i], "subpath") == 0;
+    if (!subtree && strcmp(hp[i], "literal") != 0) continue;  /* a regex names no one path to mask */
+    snprintf(path, sizeof path, "%s/%s", strcmp(home, "/") == 0 ? "" : home, hp[i + 1]);
+    snprintf(src, sizeof src, "profile: start-up file %s in the writable home %s", hp[i + 1], home);
+    if (!add_rule_and_node(cc, CORDON_DENY, CORDON_LX_MODIFY, path, subtree, src)) return false;
   }
   return true;
 }
 
-static bool filter_mentions(const lx_compiler *cc, const cordon_filter *f, const char *path) {
-  for (size_t i = 0; i < f->nargs; i++) {
-    const char *s = lx_arg(&cc->rules, &f->args[i]);
-    if (s && strcmp(s, path) == 0) return true;
+/* The unix socket paths a filter names: plain literal and subpath arguments, inside require-any/-all and
+ * (remote unix-socket …). Sockets a regex or prefix would match, or sockets beneath a subpath, cannot be
+ * listed without reading directories: they are not masked, and the plan says so. */
+static bool socket_paths(const lx_compiler *cc, const cordon_filter *f, const char *source, const char ***v,
+                         size_t *n, size_t *cap) {
+  if (f->kind == CORDON_F_NETWORK && (!f->name || strcmp(f->name, "remote") != 0)) return true;
+  if (f->kind == CORDON_F_NOT) return true;  /* a deny on everything but X names no socket to mask */
+  if (f->kind == CORDON_F_PATH) {
+    const char *s = f->nargs == 1 ? lx_arg(&cc->rules, &f->args[0]) : NULL;
+    if (!s || s[0] != '/') return true;
+    if (f->match != CORDON_MATCH_LITERAL &&
+        !cordon_lx_plan_note(cc->plan, source, "connecting to a unix socket denied by %s %s: only a socket at exactly "
+                             "that path is masked", f->name ? f->name : "pattern", s))
+      return false;
+    if (f->match != CORDON_MATCH_LITERAL && f->match != CORDON_MATCH_SUBPATH) return true;
+    if (*n + 2 > *cap) {
+      size_t c = *cap ? *cap * 2 : 32;
+      const char **p = realloc(*v, c * sizeof *p);
+      if (!p) return false;
+      *v = p, *cap = c;
+    }
+    (*v)[(*n)++] = s;
+    (*v)[(*n)++] = source;
+    return true;
   }
   for (size_t i = 0; i < f->nchildren; i++)
-    if (filter_mentions(cc, f->children[i], path)) return true;
-  return false;
+    if (!socket_paths(cc, f->children[i], source, v, n, cap)) return false;
+  return true;
 }
 
-/* An integration enables a socket by allowing a network operation on its path. */
-static bool socket_enabled(const lx_compiler *cc, const char *path) {
-  const cordon_policy *p = cc->in->policy;
-  for (size_t i = 0; p && i < p->nrules; i++) {
-    const cordon_rule *r = &p->rules[i];
-    if (r->action != CORDON_ALLOW || !r->filter) continue;
-    for (size_t k = 0; k < r->nops; k++)
-      if (strncmp(r->ops[k], "network", 7) == 0 && filter_mentions(cc, r->filter, path)) return true;
-  }
-  return false;
-}
-
-static bool mask_socket(lx_compiler *cc, const char *path) {
+/* Before Landlock ABI 9 connect() to a path is no file access, so a socket the policy denies connecting to
+ * (a container runtime is root on the host; an agent signs as the user) is masked when it exists as a
+ * socket and the policy, read with SBPL precedence, still denies it there: an integration re-enables one
+ * by a later allow (docker.sb, ssh.sb). */
+static bool mask_socket(lx_compiler *cc, const char *raw, const char *source) {
+  char path[CORDON_PATH_MAX];
   struct stat st;
-  if (cordon_lx_plan_stat(cc->plan, path, true, &st) != 0 || !S_ISSOCK(st.st_mode) || socket_enabled(cc, path))
-    return true;
+  if (cordon_path_normalize(raw, path, sizeof path) != CORDON_PATH_OK) return true;
+  if (cordon_lx_plan_stat(cc->plan, path, true, &st) != 0 || !S_ISSOCK(st.st_mode)) return true;
+  if (lx_decide_connect(&cc->rules, path, cc->plan)) return true;
   for (size_t i = 0; i < cc->plan->nmounts; i++)
     if (strcmp(cc->plan->mounts[i].path, path) == 0) return true;
-  cordon_mount m = {.kind = CORDON_MOUNT_HIDE, .path = (char *)path, .source = "built-in dangerous sockets",
-                    .reason = "unix socket outside the sandbox's authority (enable its integration to reach it)"};
+  cordon_mount m = {.kind = CORDON_MOUNT_HIDE, .path = path, .source = (char *)source,
+                    .reason = "unix socket the policy denies connecting to (enable its integration to reach it)"};
   return cordon_lx_plan_add_mount(cc->plan, &m);
 }
 
 static bool mask_sockets(lx_compiler *cc) {
-  for (size_t i = 0; dangerous_sockets[i]; i++)
-    if (!mask_socket(cc, dangerous_sockets[i])) return false;
-  char path[CORDON_PATH_MAX];
-  for (size_t i = 0; user_sockets[i]; i++) {
-    snprintf(path, sizeof path, "/run/user/%u/%s", (unsigned)getuid(), user_sockets[i]);
-    if (!mask_socket(cc, path)) return false;
+  const char **v = NULL;
+  size_t n = 0, cap = 0;
+  bool ok = true;
+  for (size_t i = 0; ok && i < cc->rules.count; i++) {
+    const lx_xrule *x = &cc->rules.items[i];
+    if (x->action == CORDON_DENY && x->filter && x->levels[LX_CONNECT])
+      ok = socket_paths(cc, x->filter, x->source, &v, &n, &cap);
   }
-  const char *agent = cordon_record_getenv("SSH_AUTH_SOCK");  /* recorded: a cached run must see a new agent */
-  if (agent && agent[0] == '/' && !mask_socket(cc, agent)) return false;
-  return true;
+  for (size_t i = 0; ok && i < n; i += 2) ok = mask_socket(cc, v[i], v[i + 1]);
+  free(v);
+  return ok;
 }
 
 /* --private-tmp: masks planned for the host's /tmp make no sense on a fresh one. */
@@ -278,8 +287,10 @@ static cordon_lx_status build(lx_compiler *cc, cordon_buf *msg) {
       ok = protect_root(cc, res.items[i].path);
   cordon_resolved_free(&res);
   for (size_t i = 0; ok && i < cc->rules.count; i++)
-    if (cc->rules.items[i].filter) ok = nodes_from_filter(cc, cc->rules.items[i].filter, cc->rules.items[i].source);
-  ok = ok && lx_rules_index(&cc->rules) && lx_walk(cc) && mask_sockets(cc);
+    if (cc->rules.items[i].filter && on_files(&cc->rules.items[i]))
+      ok = nodes_from_filter(cc, cc->rules.items[i].filter, cc->rules.items[i].source);
+  /* sockets first: the walk sorts every mount into the order they are applied */
+  ok = ok && lx_rules_index(&cc->rules) && mask_sockets(cc) && lx_walk(cc);
   if (ok && in->private_tmp) ok = private_tmp(cc->plan);
   return ok ? CORDON_LX_OK : CORDON_LX_NOMEM;
 }
