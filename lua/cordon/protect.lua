@@ -32,6 +32,7 @@ M.in_home = {
   { "literal", ".zlogout", "shell exit file" }, { "literal", ".kshrc", "shell startup file" },
   { "literal", ".cshrc", "shell startup file" }, { "literal", ".tcshrc", "shell startup file" },
   { "literal", ".inputrc", "readline macros can type commands" },
+  { "literal", ".envrc", "direnv evaluates it in the user's shell on cd into HOME" },
   { "subpath", ".config/fish", "fish startup files and functions" },
   { "literal", ".gitconfig", "global git config: hooksPath, aliases, fsmonitor run commands" },
   { "literal", ".config/git/config", "global git config (XDG location)" },
