@@ -45,22 +45,22 @@ int cordon_fastpath_run(int argc, char **argv) {
     trace("off", "no cache directory");
     return -1;
   }
-  cordon_buf key = CORDON_BUF_INIT;
-  if (!cordon_lx_runcache_key(argc, argv, environ, &key)) {
-    cordon_buf_free(&key);
-    trace("off", "the run's inputs cannot be known");
-    return -1;
-  }
-  cordon_lx_run_entry e;
-  const char *why = NULL;
+  /* The Landlock helper starts first: waking the other CPU takes as long as computing the key and
+   * reading the entry (landlock_ahead.c). On a miss it is let go, before anything else. */
   cordon_lx_landlock_ahead ahead;
-  bool read = cordon_lx_runcache_read(cordon_buf_str(&key), &e, &why);
-  /* the replay and the Landlock rules proceed side by side: on a miss the rules are thrown away */
-  if (read) cordon_lx_landlock_ahead_start(&ahead, e.plan, cordon_lx_landlock_abi(NULL));
+  cordon_lx_landlock_ahead_start(&ahead);
+  cordon_buf key = CORDON_BUF_INIT;
+  cordon_lx_run_entry e;
+  const char *why = "the run's inputs cannot be known";
+  bool known = cordon_lx_runcache_key(argc, argv, environ, &key);
+  bool read = known && cordon_lx_runcache_read(cordon_buf_str(&key), &e, &why);
+  cordon_lx_landlock_ahead_offer(&ahead, read ? e.plan : NULL, cordon_lx_landlock_abi(NULL));
   if (!read || !cordon_lx_runcache_accept(cordon_buf_str(&key), &e, &why)) {
-    if (read) cordon_lx_landlock_ahead_free(&ahead), cordon_lx_run_entry_free(&e);  /* the helper first */
-    trace("miss", why);
-    armed_key = cordon_buf_take(&key);
+    cordon_lx_landlock_ahead_free(&ahead);  /* before the entry: the helper reads its plan */
+    if (read) cordon_lx_run_entry_free(&e);
+    trace(known ? "miss" : "off", why);
+    if (known) armed_key = cordon_buf_take(&key);
+    cordon_buf_free(&key);
     return -1;
   }
   cordon_buf_free(&key);

@@ -8,6 +8,7 @@
 #include "backend/linux/linux.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -47,23 +48,29 @@ void cordon_lx_landlock_describe_failure(const cordon_lx_rule *r, cordon_lx_rule
 /* --- ahead of time (landlock_ahead.c) ----------------------------------------------------------------
  * A cache hit knows its plan before it has checked the entry still holds: the rules whose inodes cannot
  * depend on the sandbox's mounts (a plain path, with no symlink, outside every planned mount) are
- * opened and added on a helper thread meanwhile. The rest (and everything, if the thread could not
- * start) is added after the mounts, as without it; enforcing stays last. */
+ * opened and added by a helper thread meanwhile, and by the main thread once its replay is done. The
+ * rest is added after the mounts, as without it; enforcing stays last. */
 struct cordon_lx_landlock_ahead {
-  const cordon_lx_plan *plan;
+  const cordon_lx_plan *plan;  /* set when offered */
   int abi;
-  int ruleset;           /* -1: none ahead */
-  unsigned char *done;   /* per rule: added (or found gone) ahead */
-  pid_t tid;             /* the helper thread's id, to see it gone from the thread group */
+  int ruleset;                 /* -1: none ahead */
+  unsigned char *done;         /* per rule: added (or found gone) ahead */
+  atomic_int state;            /* waiting for a plan, offered, cancelled */
+  atomic_size_t next;          /* the next rule to claim */
+  atomic_bool helper_done;
+  atomic_int tid;              /* the helper's thread id, to see it gone from the thread group */
   bool running;
   pthread_t thread;
 };
 
-/* Starts the helper (false: nothing ahead, which is always safe). */
-bool cordon_lx_landlock_ahead_start(cordon_lx_landlock_ahead *a, const cordon_lx_plan *plan, int abi);
-/* Waits for the helper and for it to leave the thread group (a user namespace needs a single thread). */
-void cordon_lx_landlock_ahead_join(cordon_lx_landlock_ahead *a);
-/* Joins and releases everything (the ruleset too, unless cordon_lx_landlock_apply took it). */
+/* Starts the helper, which waits for a plan (false: nothing ahead, which is always safe). */
+bool cordon_lx_landlock_ahead_start(cordon_lx_landlock_ahead *a);
+/* Hands the helper `plan` to work on (NULL: nothing to do, let it go). */
+void cordon_lx_landlock_ahead_offer(cordon_lx_landlock_ahead *a, const cordon_lx_plan *plan, int abi);
+/* Takes rules alongside the helper until none is left, then waits (spinning) for the helper to finish
+ * and leave the thread group (a user namespace needs a single thread). */
+void cordon_lx_landlock_ahead_finish(cordon_lx_landlock_ahead *a);
+/* Finishes and releases everything (the ruleset too, unless cordon_lx_landlock_apply took it). */
 void cordon_lx_landlock_ahead_free(cordon_lx_landlock_ahead *a);
 
 /* Builds the ruleset for `plan` (finishing `ahead`'s, when given and made for this ABI) and enforces it

@@ -1,10 +1,16 @@
-/* src/backend/linux/landlock_ahead.c — a cache hit's Landlock rules, opened and added on a helper thread
- * while the main thread replays the entry (landlock.h says which rules qualify, and why).
+/* src/backend/linux/landlock_ahead.c — a cache hit's Landlock rules, added by two threads while the main
+ * thread also replays the entry (landlock.h says which rules qualify, and why).
  *
  * Exactness: a rule's right lands on the inode its path resolves to. Ahead of the mount namespace that
  * is the same inode as after it only for a path no planned mount covers and no symlink redirects (a
  * symlink could lead under a mask); RESOLVE_NO_SYMLINKS refuses the others, which the main thread then
- * adds after the mounts. The helper only reads the plan and writes its own slots of `done`. */
+ * adds after the mounts.
+ *
+ * Timing: waking an idle CPU costs about 0.1-0.2 ms on the virtual machines measured here
+ * (docs/benchmarks.md), as much as the work itself. So the helper is started before the run's key is
+ * computed and spins until the plan is offered; the two threads share the rules through one atomic
+ * counter, so whichever is free takes the next one, and the main thread never sleeps waiting for the
+ * helper: it spins until the helper has left. */
 #include "backend/linux/landlock.h"
 
 #include <errno.h>
@@ -14,6 +20,8 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+enum { AHEAD_WAITING, AHEAD_OFFERED, AHEAD_CANCELLED };
 
 static bool within(const char *dir, const char *path) {
   size_t n = strlen(dir);
@@ -27,10 +35,9 @@ static bool under_a_mount(const cordon_lx_plan *plan, const char *path) {
   return false;
 }
 
-static void *add_ahead(void *arg) {
-  cordon_lx_landlock_ahead *a = arg;
-  a->tid = (pid_t)syscall(SYS_gettid);
-  for (size_t i = 0; i < a->plan->nrules; i++) {
+/* Claims and adds rules until none is left; either thread. */
+static void add_claimed(cordon_lx_landlock_ahead *a) {
+  for (size_t i; (i = atomic_fetch_add(&a->next, 1)) < a->plan->nrules;) {
     const cordon_lx_rule *r = &a->plan->rules[i];
     if (under_a_mount(a->plan, r->path)) continue;
     uint64_t rights;
@@ -38,41 +45,74 @@ static void *add_ahead(void *arg) {
     cordon_lx_rule_result res = cordon_lx_landlock_add(a->ruleset, r, a->abi, true, &rights, &err);
     a->done[i] = res == CORDON_LX_RULE_ADDED || res == CORDON_LX_RULE_GONE;
   }
+}
+
+static void *helper(void *arg) {
+  cordon_lx_landlock_ahead *a = arg;
+  atomic_store(&a->tid, (int)syscall(SYS_gettid));
+  int state;
+  while ((state = atomic_load_explicit(&a->state, memory_order_acquire)) == AHEAD_WAITING) sched_yield();
+  if (state == AHEAD_OFFERED) add_claimed(a);
+  atomic_store_explicit(&a->helper_done, true, memory_order_release);
   return NULL;
 }
 
-bool cordon_lx_landlock_ahead_start(cordon_lx_landlock_ahead *a, const cordon_lx_plan *plan, int abi) {
+bool cordon_lx_landlock_ahead_start(cordon_lx_landlock_ahead *a) {
   memset(a, 0, sizeof *a);
   a->ruleset = -1;
-  a->tid = -1;
-  if (!plan || plan->fs_unrestricted || plan->nrules == 0 || abi < 1) return false;
-  a->plan = plan;
-  a->abi = abi;
-  if (!(a->done = calloc(plan->nrules, 1))) return false;
-  int err;
-  if ((a->ruleset = cordon_lx_landlock_create(plan, abi, &err)) < 0) return false;
-  a->running = pthread_create(&a->thread, NULL, add_ahead, a) == 0;
-  if (!a->running) {  /* nothing ahead: the main thread adds every rule */
-    close(a->ruleset);
-    a->ruleset = -1;
-  }
+  atomic_init(&a->state, AHEAD_WAITING);
+  atomic_init(&a->next, 0);
+  atomic_init(&a->helper_done, false);
+  atomic_init(&a->tid, 0);
+  /* On another CPU than ours, or not at all: the scheduler would put a new thread on our CPU, where it
+   * only takes turns with us (measured: it then ran once the main thread was done). */
+  cpu_set_t others;
+  int self = sched_getcpu();
+  if (self < 0 || sched_getaffinity(0, sizeof others, &others) != 0) return false;
+  CPU_CLR(self, &others);
+  if (CPU_COUNT(&others) == 0) return false;
+  pthread_attr_t attr;
+  if (pthread_attr_init(&attr) != 0) return false;
+  (void)pthread_attr_setstacksize(&attr, 64 * 1024);  /* a few frames of syscalls */
+  a->running = pthread_attr_setaffinity_np(&attr, sizeof others, &others) == 0 &&
+               pthread_create(&a->thread, &attr, helper, a) == 0;
+  pthread_attr_destroy(&attr);
   return a->running;
 }
 
-void cordon_lx_landlock_ahead_join(cordon_lx_landlock_ahead *a) {
+void cordon_lx_landlock_ahead_offer(cordon_lx_landlock_ahead *a, const cordon_lx_plan *plan, int abi) {
+  int err;
   if (!a->running) return;
-  pthread_join(a->thread, NULL);
+  if (!plan || plan->fs_unrestricted || plan->nrules == 0 || abi < 1 || !(a->done = calloc(plan->nrules, 1)) ||
+      (a->ruleset = cordon_lx_landlock_create(plan, abi, &err)) < 0) {
+    atomic_store_explicit(&a->state, AHEAD_CANCELLED, memory_order_release);
+    return;
+  }
+  a->plan = plan;
+  a->abi = abi;
+  atomic_store_explicit(&a->state, AHEAD_OFFERED, memory_order_release);
+}
+
+void cordon_lx_landlock_ahead_finish(cordon_lx_landlock_ahead *a) {
+  if (!a->running) return;
+  int expected = AHEAD_WAITING;  /* never offered: the helper has nothing to wait for */
+  atomic_compare_exchange_strong(&a->state, &expected, AHEAD_CANCELLED);
+  if (atomic_load(&a->state) == AHEAD_OFFERED) add_claimed(a);
+  while (!atomic_load_explicit(&a->helper_done, memory_order_acquire)) sched_yield();
+  /* Spin, not sleep, until the thread is gone: pthread_join returns once its exit cleared its tid, a
+   * moment before the kernel takes it out of the thread group, and unshare(CLONE_NEWUSER) fails with
+   * EINVAL until then. */
+  while (pthread_tryjoin_np(a->thread, NULL) == EBUSY) sched_yield();
   a->running = false;
-  /* pthread_join returns once the thread's exit cleared its tid, slightly before the kernel takes it
-   * out of the thread group; unshare(CLONE_NEWUSER) fails with EINVAL until then. */
-  for (int spins = 0; a->tid > 0 && spins < 100000; spins++) {
-    if (syscall(SYS_tgkill, getpid(), a->tid, 0) != 0 && errno == ESRCH) break;
+  pid_t tid = atomic_load(&a->tid);
+  for (int spins = 0; tid > 0 && spins < 100000; spins++) {
+    if (syscall(SYS_tgkill, getpid(), tid, 0) != 0 && errno == ESRCH) break;
     sched_yield();
   }
 }
 
 void cordon_lx_landlock_ahead_free(cordon_lx_landlock_ahead *a) {
-  cordon_lx_landlock_ahead_join(a);
+  cordon_lx_landlock_ahead_finish(a);
   if (a->ruleset >= 0) close(a->ruleset);
   a->ruleset = -1;
   free(a->done);

@@ -190,7 +190,7 @@ cordon_lx_status cordon_lx_run_ahead(const cordon_lx_plan *plan, cordon_lx_landl
                                      const char *const *argv, const char *const *env, const char *cwd,
                                      cordon_buf *msg) {
   /* one thread again before anything forks or enters a namespace */
-  if (ahead) cordon_lx_landlock_ahead_join(ahead);
+  if (ahead) cordon_lx_landlock_ahead_finish(ahead);
   if (!argv || !argv[0] || !argv[0][0]) {
     cordon_buf_puts(msg, "no command to run");
     return CORDON_LX_INVALID;
