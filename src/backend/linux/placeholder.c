@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -187,6 +188,9 @@ cordon_lx_status cordon_lx_placeholders_start(const cordon_lx_plan *plan, int *n
     close(pipefd[1]);
     setsid();  /* off the caller's terminal and process group */
     (void)prctl(PR_SET_NAME, "cordon-cleaner", 0, 0, 0);  /* what ps shows while it lingers */
+    /* Nothing it does is urgent: its /proc scan runs only on CPU time nobody else wants (back-to-back
+     * runs otherwise share a CPU with the previous run's cleaner). */
+    (void)sched_setscheduler(0, SCHED_IDLE, &(struct sched_param){0});
     cleaner(plan, created, fds, self, pipefd[0]);
   }
   if (pid > 0) {
