@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/landlock.h>
-#include <linux/openat2.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -99,38 +98,36 @@ int cordon_lx_landlock_create(const cordon_lx_plan *plan, int abi, int *err) {
   return fd;
 }
 
-cordon_lx_rule_result cordon_lx_landlock_add(int ruleset, const cordon_lx_rule *r, int abi, bool plain_only,
-                                             uint64_t *rights, int *err) {
-  *rights = 0;
-  *err = 0;
-  int pfd;
-  if (plain_only) {
-    struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-    pfd = (int)syscall(SYS_openat2, AT_FDCWD, r->path, &how, sizeof how);
-    if (pfd < 0 && errno != ENOENT && errno != ENOTDIR) return CORDON_LX_RULE_LATER;  /* a symlink, or an error
-                                                                                       the main thread reports */
-  } else {
-    pfd = open(r->path, O_PATH | O_CLOEXEC);
-  }
-  if (pfd < 0) {
-    if (errno == ENOENT || errno == ENOTDIR) return CORDON_LX_RULE_GONE;  /* fewer rights, not more */
-    *err = errno;
-    return CORDON_LX_RULE_OPEN_FAILED;
-  }
+cordon_lx_rule_result cordon_lx_landlock_add_fd(int ruleset, int pfd, const cordon_lx_rule *r, int abi, bool soft,
+                                                uint64_t *rights, int *err) {
   struct stat st;
   bool is_dir = fstat(pfd, &st) == 0 && S_ISDIR(st.st_mode);
   struct landlock_path_beneath_attr pb = {.allowed_access = cordon_lx_landlock_rights(r->access, is_dir, abi),
                                           .parent_fd = pfd};
   *rights = pb.allowed_access;
+  *err = 0;
   cordon_lx_rule_result res = CORDON_LX_RULE_ADDED;
   /* EBADFD: not a file Landlock can hold (a pipe behind /dev/stdin): skipped */
   if (pb.allowed_access && syscall(__NR_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0 &&
       errno != EBADFD) {
     *err = errno;
-    res = plain_only ? CORDON_LX_RULE_LATER : CORDON_LX_RULE_ADD_FAILED;
+    res = soft ? CORDON_LX_RULE_LATER : CORDON_LX_RULE_ADD_FAILED;
   }
   close(pfd);
   return res;
+}
+
+cordon_lx_rule_result cordon_lx_landlock_add(int ruleset, const cordon_lx_rule *r, int abi, uint64_t *rights,
+                                             int *err) {
+  *rights = 0;
+  *err = 0;
+  int pfd = open(r->path, O_PATH | O_CLOEXEC);
+  if (pfd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return CORDON_LX_RULE_GONE;  /* fewer rights, not more */
+    *err = errno;
+    return CORDON_LX_RULE_OPEN_FAILED;
+  }
+  return cordon_lx_landlock_add_fd(ruleset, pfd, r, abi, false, rights, err);
 }
 
 void cordon_lx_landlock_describe_failure(const cordon_lx_rule *r, cordon_lx_rule_result res, uint64_t rights, int err,
@@ -161,7 +158,7 @@ cordon_lx_status cordon_lx_landlock_apply(const cordon_lx_plan *plan, int abi, c
   for (size_t i = 0; i < plan->nrules && !plan->fs_unrestricted; i++) {
     if (done && done[i]) continue;  /* added ahead (cordon_lx_landlock_ahead_start) */
     uint64_t rights;
-    cordon_lx_rule_result res = cordon_lx_landlock_add(fd, &plan->rules[i], abi, false, &rights, &err);
+    cordon_lx_rule_result res = cordon_lx_landlock_add(fd, &plan->rules[i], abi, &rights, &err);
     if (res == CORDON_LX_RULE_OPEN_FAILED || res == CORDON_LX_RULE_ADD_FAILED) {
       cordon_lx_landlock_describe_failure(&plan->rules[i], res, rights, err, msg);
       close(fd);

@@ -31,16 +31,18 @@ int cordon_lx_landlock_create(const cordon_lx_plan *plan, int abi, int *err);
 typedef enum {
   CORDON_LX_RULE_ADDED,        /* (or nothing to add: no rights apply, or a file Landlock cannot hold) */
   CORDON_LX_RULE_GONE,         /* the path vanished since compiling: skipped, which is less access */
-  CORDON_LX_RULE_LATER,        /* plain_only: a symlink on the way, or a failure; add it on the main thread */
+  CORDON_LX_RULE_LATER,        /* soft: it failed; add it again on the main thread, which reports failures */
   CORDON_LX_RULE_OPEN_FAILED,  /* *err says why */
   CORDON_LX_RULE_ADD_FAILED,
 } cordon_lx_rule_result;
 
-/* Opens `r`'s path and adds its rule to `ruleset`; *rights is what was asked. With `plain_only` a path
- * that runs through a symlink is not resolved, and nothing fails: it is left for later. Allocates
- * nothing, so it may run on a helper thread. */
-cordon_lx_rule_result cordon_lx_landlock_add(int ruleset, const cordon_lx_rule *r, int abi, bool plain_only,
-                                             uint64_t *rights, int *err);
+/* Adds `r`'s rule through `pfd`, an O_PATH descriptor of what its path resolves to (closed here);
+ * *rights is what was asked. Allocates nothing, so it may run on a helper thread. */
+cordon_lx_rule_result cordon_lx_landlock_add_fd(int ruleset, int pfd, const cordon_lx_rule *r, int abi, bool soft,
+                                                uint64_t *rights, int *err);
+/* Opens `r`'s path (following symlinks) and adds its rule. */
+cordon_lx_rule_result cordon_lx_landlock_add(int ruleset, const cordon_lx_rule *r, int abi, uint64_t *rights,
+                                             int *err);
 /* The message for a failed cordon_lx_landlock_add, naming the path and its source rule. */
 void cordon_lx_landlock_describe_failure(const cordon_lx_rule *r, cordon_lx_rule_result res, uint64_t rights, int err,
                                          cordon_buf *msg);

@@ -2,9 +2,8 @@
  * thread also replays the entry (landlock.h says which rules qualify, and why).
  *
  * Exactness: a rule's right lands on the inode its path resolves to. Ahead of the mount namespace that
- * is the same inode as after it only for a path no planned mount covers and no symlink redirects (a
- * symlink could lead under a mask); RESOLVE_NO_SYMLINKS refuses the others, which the main thread then
- * adds after the mounts.
+ * is the same inode as after it only where neither the path nor where its symlinks lead is covered by
+ * a planned mount (open_ahead); the main thread adds the others after the mounts.
  *
  * Timing: waking an idle CPU costs about 0.1-0.2 ms on the virtual machines measured here
  * (docs/benchmarks.md), as much as the work itself. So the helper is started before the run's key is
@@ -14,7 +13,10 @@
 #include "backend/linux/landlock.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <sched.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,15 +37,41 @@ static bool under_a_mount(const cordon_lx_plan *plan, const char *path) {
   return false;
 }
 
+/* An O_PATH descriptor for `r` that names the inode the main thread would get after the mounts, or -1
+ * (then the rule waits for them). A plain path outside every mount qualifies; a path through symlinks
+ * qualifies when where it leads does, read back from /proc/self/fd: it is then the same inode in both
+ * namespaces. Not /proc/thread-self, which differs per thread. *gone: the path does not exist. */
+static int open_ahead(const cordon_lx_plan *plan, const char *path, bool *gone) {
+  *gone = false;
+  if (under_a_mount(plan, path)) return -1;
+  struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+  int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+  if (fd >= 0 || errno != ELOOP) {
+    *gone = fd < 0 && (errno == ENOENT || errno == ENOTDIR);
+    return fd;
+  }
+  if (strncmp(path, "/proc/thread-self", 17) == 0 || (fd = open(path, O_PATH | O_CLOEXEC)) < 0) return -1;
+  char link[64], target[4096];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(link, target, sizeof target - 1);
+  if (n > 0) target[n] = '\0';
+  /* an object with no path (a pipe behind /dev/stdin) is the same object for both threads */
+  bool same = n > 0 && (size_t)n < sizeof target - 1 &&
+              (target[0] != '/' || (!under_a_mount(plan, target) && !strstr(target, "/task/")));
+  if (!same) close(fd);
+  return same ? fd : -1;
+}
+
 /* Claims and adds rules until none is left; either thread. */
 static void add_claimed(cordon_lx_landlock_ahead *a) {
   for (size_t i; (i = atomic_fetch_add(&a->next, 1)) < a->plan->nrules;) {
     const cordon_lx_rule *r = &a->plan->rules[i];
-    if (under_a_mount(a->plan, r->path)) continue;
+    bool gone;
+    int fd = open_ahead(a->plan, r->path, &gone);
     uint64_t rights;
     int err;
-    cordon_lx_rule_result res = cordon_lx_landlock_add(a->ruleset, r, a->abi, true, &rights, &err);
-    a->done[i] = res == CORDON_LX_RULE_ADDED || res == CORDON_LX_RULE_GONE;
+    a->done[i] = gone || (fd >= 0 && cordon_lx_landlock_add_fd(a->ruleset, fd, r, a->abi, true, &rights, &err) ==
+                                         CORDON_LX_RULE_ADDED);
   }
 }
 
