@@ -154,7 +154,7 @@ cordon_lx_status cordon_lx_placeholders_start(const cordon_lx_plan *plan, int *n
        * it (only while empty), so back-to-back runs never leave one behind. */
       bool held = false;
       int fd = open_lock(m, &held);
-      created[i] = rc == 0 || (m->is_dir && held);
+      created[i] = rc == 0 || held;
       struct stat a, b;
       if (fd >= 0 && fstat(fd, &a) == 0 && lstat(m->path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
         fds[i] = fd;
@@ -185,12 +185,13 @@ cordon_lx_status cordon_lx_placeholders_start(const cordon_lx_plan *plan, int *n
     st = CORDON_LX_SETUP_FAILED;
   }
   if (pid == 0) {
+    /* Nothing it does is urgent, so first of all: only CPU time nobody else wants. A new child often runs
+     * before its parent resumes, on the parent's CPU, and would delay the sandbox's setup; later its /proc
+     * scan would share a CPU with the next run. */
+    (void)sched_setscheduler(0, SCHED_IDLE, &(struct sched_param){0});
     close(pipefd[1]);
     setsid();  /* off the caller's terminal and process group */
     (void)prctl(PR_SET_NAME, "cordon-cleaner", 0, 0, 0);  /* what ps shows while it lingers */
-    /* Nothing it does is urgent: its /proc scan runs only on CPU time nobody else wants (back-to-back
-     * runs otherwise share a CPU with the previous run's cleaner). */
-    (void)sched_setscheduler(0, SCHED_IDLE, &(struct sched_param){0});
     cleaner(plan, created, fds, self, pipefd[0]);
   }
   if (pid > 0) {
