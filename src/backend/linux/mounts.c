@@ -2,10 +2,13 @@
 #include "backend/linux/mounts.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* The per-mount flags a bind remount must repeat: in a user namespace the kernel refuses to clear the
@@ -30,9 +33,32 @@ static cordon_lx_status fail(cordon_buf *msg, const cordon_mount *m, const char 
   return CORDON_LX_SETUP_FAILED;
 }
 
+/* mount_setattr(2) (Linux 5.12, older than any Landlock ABI cordon runs with) changes only the flags named,
+ * so it needs neither statvfs nor the list of locked ones. Values from the kernel's uapi <linux/mount.h>,
+ * which clashes with <sys/mount.h> on older glibc. */
+struct lx_mount_attr {
+  uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+#define LX_MOUNT_ATTR_RDONLY 0x1
+#define LX_MOUNT_ATTR_NOEXEC 0x8
+
+/* 1: done; 0: use mount(2) instead: the call is not there (an old kernel, a seccomp filter around us), or
+ * it refused (EPERM: clearing a flag the kernel locked, which mount(2)'s path below handles). */
+static int set_attrs(const cordon_mount *m) {
+  struct lx_mount_attr a = {0};
+  if (m->read_only) a.attr_set |= LX_MOUNT_ATTR_RDONLY;
+  else a.attr_clr |= LX_MOUNT_ATTR_RDONLY;  /* write re-allowed below a read-only mask */
+  if (m->no_exec) a.attr_set |= LX_MOUNT_ATTR_NOEXEC;
+  if (syscall(SYS_mount_setattr, AT_FDCWD, m->path, 0, &a, sizeof a) == 0) return 1;
+  return errno == ENOSYS || errno == EPERM ? 0 : -1;
+}
+
 static cordon_lx_status bind(const cordon_mount *m, cordon_buf *msg) {
   /* Recursive, so masks already placed below (and host submounts) stay in place. */
   if (mount(m->path, m->path, NULL, MS_BIND | MS_REC, NULL) != 0) return fail(msg, m, "bind");
+  int done = set_attrs(m);
+  if (done == 1) return CORDON_LX_OK;
+  if (done < 0) return fail(msg, m, "mount_setattr");
   unsigned long f = kept_flags(m->path);
   unsigned long want = f;
   if (m->read_only) want |= MS_RDONLY;
