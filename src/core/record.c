@@ -81,14 +81,22 @@ void cordon_record_add(char call, const char *arg, const char *digest) {
 }
 
 /* --- stat, placeholders seen as missing ---------------------------------------------------------------- */
+/* What the Linux backend creates for a missing protected path (src/backend/linux/placeholder.c) and another
+ * run (or its cleaner) still holds a lock on: an empty directory, mode 0700, or an empty regular file,
+ * mode 0600, ours. Anything else at the path, or one nobody holds, is real. */
 static bool live_placeholder(const char *path, const struct stat *st) {
-  if (!S_ISDIR(st->st_mode) || (st->st_mode & 07777) != 0700 || st->st_uid != geteuid() || st->st_nlink != 2)
+  bool dir = S_ISDIR(st->st_mode);
+  if (dir ? (st->st_mode & 07777) != 0700 || st->st_nlink != 2
+          : !S_ISREG(st->st_mode) || (st->st_mode & 07777) != 0600 || st->st_nlink != 1 || st->st_size != 0)
     return false;
-  int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (st->st_uid != geteuid()) return false;
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | (dir ? O_DIRECTORY : 0));
   if (fd < 0) return false;
-  bool held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-  bool empty = false;
-  if (held) {
+  struct stat now;  /* what we locked is what was stat'ed, not a file put there since */
+  bool same = fstat(fd, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino;
+  bool held = same && flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  bool empty = !dir && held && now.st_size == 0;
+  if (dir && held) {
     DIR *d = fdopendir(fd);
     if (d) {
       fd = -1;

@@ -612,6 +612,50 @@ static void start_up_files_given_with_the_input_are_read_only_in_a_writable_home
   ctx.home = home;
 }
 
+/* git dies on a directory at ~/.gitconfig ("Is a directory"); git add -A commits an empty file but skips
+ * an empty directory: a file placeholder only for a one-file protection outside any git work tree. */
+static void a_missing_protected_file_gets_a_file_placeholder_unless_inside_a_git_work_tree(void **state) {
+  (void)state;
+  put("t", true), put("t/h", true), put("t/h/.config", true);
+  char top[300], h[400];
+  snprintf(top, sizeof top, "%s/t", base);
+  snprintf(h, sizeof h, "%s/h", top);
+  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
+  roots[0] = h;  /* HOME is the workdir (cordon run --workdir ~) */
+  ctx = (cordon_profile_ctx){h, roots, 1, NULL, h, NULL};
+  static const char *const listed[] = {"literal", ".gitconfig", "literal", ".config/git/config",
+                                       "subpath", ".config/fish", NULL};
+  cordon_lx_input in = {.profile = p, .ctx = &ctx, .home_protected = listed, .record = true};
+  cordon_lx_plan *plan = NULL;
+  cordon_buf msg = CORDON_BUF_INIT;
+  for (int in_repo = 0; in_repo < 2; in_repo++) {
+    if (in_repo) put("t/.git", true);  /* an ancestor of HOME is a git work tree */
+    assert_int_equal(cordon_lx_compile(&in, &plan, &msg), CORDON_LX_OK);
+    const cordon_mount *gc = mount_at(plan, at(h, ".gitconfig")), *git = mount_at(plan, at(h, ".config/git"));
+    const cordon_mount *fish = mount_at(plan, at(h, ".config/fish")), *cordon = mount_at(plan, at(h, ".cordon"));
+    assert_non_null(gc), assert_non_null(git), assert_non_null(fish), assert_non_null(cordon);
+    assert_true(gc->placeholder && gc->read_only && gc->kind == CORDON_MOUNT_BIND);
+    assert_int_equal(gc->is_dir, in_repo);
+    assert_non_null(strstr(gc->reason, in_repo ? "directory placeholder" : "file placeholder"));
+    assert_true(git->placeholder && git->is_dir);          /* the first missing component is an ancestor */
+    assert_null(mount_at(plan, at(h, ".config/git/config")));
+    assert_true(fish->placeholder && fish->is_dir);        /* a subtree is protected */
+    assert_true(cordon->placeholder && cordon->is_dir);
+    assert_int_equal(mount_at(plan, at(h, ".cordon.yaml"))->is_dir, in_repo);  /* a literal of the profile too */
+    bool observed = false;  /* the run cache must see a repository appear */
+    for (size_t i = 0; i < plan->nobs; i++) observed = observed || strcmp(plan->obs_paths[i], at(top, ".git")) == 0;
+    assert_true(observed);
+    cordon_lx_plan_free(plan);
+  }
+  cordon_buf_free(&msg);
+  cordon_profile_free(p);
+  char cmd[400];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
+  assert_int_equal(system(cmd), 0);
+  roots[0] = work;
+  ctx.home = home;
+}
+
 static void the_cache_keeps_at_most_64_plans_evicting_the_least_recently_used(void **state) {
   (void)state;
   char cache[400], plans[500], cmd[2400], name[200] = "";
@@ -674,6 +718,7 @@ int main(void) {
       cmocka_unit_test(a_later_allow_reopens_a_denied_socket_and_an_earlier_one_does_not),
       cmocka_unit_test(only_an_existing_socket_is_masked_and_no_built_in_list_masks_one),
       cmocka_unit_test(start_up_files_given_with_the_input_are_read_only_in_a_writable_home),
+      cmocka_unit_test(a_missing_protected_file_gets_a_file_placeholder_unless_inside_a_git_work_tree),
       cmocka_unit_test(a_cached_plan_is_reused_only_while_the_disk_agrees),
       cmocka_unit_test(a_cache_file_others_could_write_is_ignored),
       cmocka_unit_test(the_cache_keeps_at_most_64_plans_evicting_the_least_recently_used),

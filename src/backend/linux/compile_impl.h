@@ -3,6 +3,7 @@
 #define CORDON_LINUX_COMPILE_IMPL_H
 #include "backend/linux/eval.h"
 #include "backend/linux/linux.h"
+#include "core/path.h"
 
 typedef struct {
   char *path;          /* normalized absolute path (owned) */
@@ -17,6 +18,8 @@ typedef struct {
   size_t nnodes, nodes_cap;
   size_t dir_literals;             /* directories granted only by literal rules (one grouped note) */
   const char *dir_literal_example;
+  char git_memo_dir[CORDON_PATH_MAX];  /* the last directory asked whether it is in a git work tree (walk.c) */
+  bool git_memo_inside;
 } lx_compiler;
 
 /* Turns cc->nodes and cc->rules into cc->plan's Landlock rules and mounts (walk.c). */

@@ -78,17 +78,38 @@ static bool add_mask(cordon_lx_plan *plan, const walk_state *s, cordon_mount *m)
   return s->ro || pin_between(plan, s->rename_root, m->path, m->source);
 }
 
+/* Whether `dir` or one of its ancestors holds a `.git` (a git work tree), memoized for the last directory
+ * asked: the start-up files under HOME share one parent. Every stat is recorded, so a cached plan misses
+ * once a repository appears or goes; a live placeholder `.git` counts as missing (it is no repository). */
+static bool in_git_work_tree(lx_compiler *cc, const char *dir) {
+  if (strcmp(cc->git_memo_dir, dir) == 0) return cc->git_memo_inside;
+  char d[CORDON_PATH_MAX], probe[CORDON_PATH_MAX];
+  bool inside = false;
+  snprintf(d, sizeof d, "%s", dir);
+  for (bool more = true; more && !inside;) {
+    struct stat st;
+    if (snprintf(probe, sizeof probe, "%s/.git", strcmp(d, "/") == 0 ? "" : d) >= (int)sizeof probe) return true;
+    /* anything named .git counts (a directory, a gitfile, a link); so does a .git we cannot look at */
+    inside = cordon_lx_plan_stat(cc->plan, probe, false, &st) == 0 || (errno != ENOENT && errno != ENOTDIR);
+    char parent[CORDON_PATH_MAX];
+    more = cordon_path_parent(d, parent, sizeof parent);
+    if (more) memcpy(d, parent, strlen(parent) + 1);
+  }
+  snprintf(cc->git_memo_dir, sizeof cc->git_memo_dir, "%s", dir);
+  cc->git_memo_inside = inside;
+  return inside;
+}
+
 /* A denied path that does not exist: mask its first missing component when the sandbox could create it. */
 static bool mask_missing(lx_compiler *cc, const lx_node *n, const walk_state *s, unsigned want_self) {
   bool can_create = (s->granted & CORDON_LX_CREATE) && !s->ro && !s->hidden;
   if (!can_create || (want_self & CORDON_LX_CREATE)) return cordon_lx_plan_skip(cc->plan, n->source, n->path);
-  char first[CORDON_PATH_MAX];
+  char first[CORDON_PATH_MAX], parent[CORDON_PATH_MAX];
   size_t len = strlen(n->path);
   if (len >= sizeof first) return true;
   memcpy(first, n->path, len + 1);
   /* shorten to the shallowest missing ancestor */
   for (;;) {
-    char parent[CORDON_PATH_MAX];
     struct stat st;
     if (!cordon_path_parent(first, parent, sizeof parent)) return true;
     if (cordon_lx_plan_stat(cc->plan, parent, false, &st) == 0) {
@@ -97,13 +118,23 @@ static bool mask_missing(lx_compiler *cc, const lx_node *n, const walk_state *s,
     }
     memcpy(first, parent, strlen(parent) + 1);
   }
-  /* Always a directory, even where a file is expected: tools that list a tree (git add -A) skip an empty
-   * directory, so a placeholder never ends up in the user's commits. */
-  bool is_dir = true;
+  /* A file where the policy protects one file (a literal: everything it denies here, the path's interior
+   * would allow): git reads a missing ~/.gitconfig fine but dies on a directory ("Is a directory"), and
+   * ssh, bash and readline stumble likewise over theirs. A directory where the protection covers a subtree
+   * or the first missing component is an ancestor, and inside a git work tree, where `git add -A` would
+   * commit an empty file but skips an empty directory. */
+  unsigned denied = s->granted & ~want_self;
+  bool one_file = strcmp(first, n->path) == 0 && (lx_decide(&cc->rules, n->path, true, NULL) & denied) == denied;
+  bool in_git = one_file && in_git_work_tree(cc, parent);
   cordon_mount m = {.kind = (want_self & CORDON_LX_READ) ? CORDON_MOUNT_BIND : CORDON_MOUNT_HIDE,
-                    .path = first, .is_dir = is_dir, .read_only = true, .placeholder = true,
+                    .path = first, .is_dir = !one_file || in_git, .read_only = true, .placeholder = true,
                     .source = (char *)n->source,
-                    .reason = "denied path does not exist yet: an empty placeholder keeps it from being created"};
+                    .reason = !one_file ? "denied path does not exist yet: an empty directory placeholder keeps it from "
+                                          "being created"
+                              : in_git ? "denied file does not exist yet: an empty directory placeholder keeps it from "
+                                         "being created (in a git work tree: git add -A skips an empty directory)"
+                                       : "denied file does not exist yet: an empty file placeholder keeps it from being "
+                                         "created (a file: tools that read it fail on a directory)"};
   return add_mask(cc->plan, s, &m);
 }
 
