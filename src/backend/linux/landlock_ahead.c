@@ -126,6 +126,15 @@ void cordon_lx_landlock_ahead_finish(cordon_lx_landlock_ahead *a) {
   int expected = AHEAD_WAITING;  /* never offered: the helper has nothing to wait for */
   atomic_compare_exchange_strong(&a->state, &expected, AHEAD_CANCELLED);
   if (atomic_load(&a->state) == AHEAD_OFFERED) add_claimed(a);
+  if (!atomic_load_explicit(&a->helper_done, memory_order_acquire)) {
+    /* Still busy, or not even started: the other CPU is taken (a build, say). Bring it over to ours, where
+     * our yields let it finish its last rule, instead of waiting for the other CPU's scheduler. */
+    cpu_set_t ours;
+    CPU_ZERO(&ours);
+    int self = sched_getcpu();
+    if (self >= 0) CPU_SET(self, &ours);
+    if (self >= 0) (void)pthread_setaffinity_np(a->thread, sizeof ours, &ours);
+  }
   while (!atomic_load_explicit(&a->helper_done, memory_order_acquire)) sched_yield();
   /* Spin, not sleep, until the thread is gone: pthread_join returns once its exit cleared its tid, a
    * moment before the kernel takes it out of the thread group, and unshare(CLONE_NEWUSER) fails with
