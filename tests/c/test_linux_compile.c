@@ -1,6 +1,6 @@
 /* tests/c/test_linux_compile.c — the Linux compiler: policy IR + profile → Landlock rules and masks, the
  * approximations it reports (always toward less access), the kernel check's hints, and the rights
- * mapping. Works on a scratch tree under /var/tmp; nothing is enforced here (tests/enforce/ does that). */
+ * mapping. Works on a scratch tree under /var/tmp/cordon-tests; nothing is enforced here (tests/enforce/ does that). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,7 +34,10 @@ static void put(const char *rel, bool dir) {
 
 static int setup(void **state) {
   (void)state;
-  snprintf(base, sizeof base, "/var/tmp/cordon-lxc.XXXXXX");
+  /* In a directory of its own under /var/tmp, never removed: the enforcement tests' run-cache checks
+   * (ctest runs them alongside) watch /var/tmp itself, and an entry appearing there counts as a change. */
+  if (mkdir("/var/tmp/cordon-tests", 0755) != 0 && errno != EEXIST) return -1;
+  snprintf(base, sizeof base, "/var/tmp/cordon-tests/lxc.XXXXXX");
   if (!mkdtemp(base)) return -1;
   put("w", true), put("w/.git", true), put("w/.git/hooks", true), put("w/.git/config", false), put("w/src", true);
   put("w/src/a.c", false), put("h", true), put("h/.ssh", true), put("h/.ssh/id_ed25519", false);
