@@ -16,5 +16,18 @@ for u in $USERS; do
   sleep 1.5
   check "$u: the process left behind could not plant anything" test -z "$(ls -A "$W/.agents" 2>/dev/null)"
   check "$u: the placeholder goes once the sandbox is empty" eventually_absent "$W/.agents"
+
+  # the cleaner outlives the command by up to half a second: it must not keep the caller's descriptors
+  # (a pipe held open there would keep the caller's reader waiting for its end)
+  : >"$CASE/held"
+  chmod 666 "$CASE/held"
+  sbx "$u" -- true 7>>"$CASE/held"
+  holders=""
+  for pid in $(pgrep -x cordon-cleaner); do
+    ls -l "/proc/$pid/fd" 2>/dev/null | grep -q "$CASE/held" && holders="$holders $pid"
+  done
+  check "$u: a cleaner was there to look at" test -n "$(pgrep -x cordon-cleaner)"
+  check "$u: no cleaner holds a descriptor the caller passed in (holders:$holders)" test -z "$holders"
+  check "$u: and the placeholders still go" eventually_absent "$W/.agents"
 done
 finish

@@ -13,8 +13,29 @@
 #define CORDON_LINUX_PLACEHOLDER_H
 #include "backend/linux/linux.h"
 
-/* Creates the plan's placeholders and starts the cleaner. On success *notify_fd is the write end the
- * runtime reports the sandbox's mount namespace on (cordon_lx_placeholders_notify), closed on exec. */
+#include <stdint.h>
+#include <sys/types.h>
+
+/* --- the cleaner (cleaner.c) ----------------------------------------------------------------------- */
+#define CORDON_LX_CLEANER_CREATED 0x80000000u  /* in a handed-over index: this run made it, so removes it */
+typedef struct {
+  pid_t pid;  /* -1: none */
+  int sock;   /* our end: the placeholder list, then the namespace */
+} cordon_lx_cleaner;
+
+/* Forks a cleaner that waits for its list; the command it waits for is this process. The child
+ * allocates nothing (safe even if another thread held a malloc lock at the fork). */
+bool cordon_lx_cleaner_fork(const cordon_lx_plan *plan, cordon_lx_cleaner *c);
+/* Sends the placeholders (plan mount indices, CORDON_LX_CLEANER_CREATED for those this run made) with
+ * their locked descriptors. */
+bool cordon_lx_cleaner_hand_over(cordon_lx_cleaner *c, const uint32_t *index, const int *fds, size_t n);
+/* Lets an unused cleaner go, and reaps it. */
+void cordon_lx_cleaner_dismiss(cordon_lx_cleaner *c);
+
+/* --- placeholders (placeholder.c) ---------------------------------------------------------------- */
+/* Creates (or adopts) the plan's placeholders, locks them and hands them to a new cleaner. On success
+ * *notify_fd is where the runtime reports the sandbox's mount namespace (cordon_lx_placeholders_notify);
+ * -1 when the plan has no placeholders. */
 cordon_lx_status cordon_lx_placeholders_start(const cordon_lx_plan *plan, int *notify_fd, cordon_buf *msg);
 
 /* Tells the cleaner which mount namespace to wait for: call right after unshare, with `entered` false
