@@ -82,8 +82,10 @@ void cordon_record_add(char call, const char *arg, const char *digest) {
 
 /* --- stat, placeholders seen as missing ---------------------------------------------------------------- */
 /* What the Linux backend creates for a missing protected path (src/backend/linux/placeholder.c) and another
- * run (or its cleaner) still holds a lock on: an empty directory, mode 0700, or an empty regular file,
- * mode 0600, ours. Anything else at the path, or one nobody holds, is real. */
+ * run (or its cleaner) still holds a lock on: a directory with no subdirectory, mode 0700, or an empty
+ * regular file, mode 0600, ours. Anything else at the path, or one nobody holds, is real. A directory's
+ * files are not listed: every sandbox sees a placeholder read-only, so only the user can have put any
+ * there, and taking it for missing then gives a plan with less access (the whole directory masked). */
 static bool live_placeholder(const char *path, const struct stat *st) {
   bool dir = S_ISDIR(st->st_mode);
   if (dir ? (st->st_mode & 07777) != 0700 || st->st_nlink != 2
@@ -95,18 +97,9 @@ static bool live_placeholder(const char *path, const struct stat *st) {
   struct stat now;  /* what we locked is what was stat'ed, not a file put there since */
   bool same = fstat(fd, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino;
   bool held = same && flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-  bool empty = !dir && held && now.st_size == 0;
-  if (dir && held) {
-    DIR *d = fdopendir(fd);
-    if (d) {
-      fd = -1;
-      empty = true;
-      for (struct dirent *e; empty && (e = readdir(d));) empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
-      closedir(d);
-    }
-  }
-  if (fd >= 0) close(fd);  /* closing drops the lock if we took it */
-  return held && empty;
+  bool live = held && (dir || now.st_size == 0);
+  close(fd);  /* closing drops the lock if we took it */
+  return live;
 }
 
 int cordon_record_stat(const char *path, bool follow, struct stat *st) {

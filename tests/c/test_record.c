@@ -83,6 +83,14 @@ static void a_held_empty_directory_placeholder_still_counts_as_missing(void **st
   assert_int_equal(mkdir(path, 0700), 0);
   int held = hold();
   assert_true(seen_missing());
+  /* a file the user put in it: still missing (every sandbox sees it read-only; the plan masks it all) */
+  char inner[4400];
+  snprintf(inner, sizeof inner, "%s/note", path);
+  FILE *f = fopen(inner, "w");
+  assert_non_null(f);
+  fclose(f);
+  assert_true(seen_missing());
+  assert_int_equal(unlink(inner), 0);
   close(held);
   assert_false(seen_missing());
   assert_int_equal(rmdir(path), 0);
