@@ -66,6 +66,7 @@ typedef struct {
   const cordon_params *policy_params;/* the -D parameters of policy_text (may be NULL) */
   bool best_effort;                  /* Linux: accept a Landlock ABI below 3, saying what stays open */
   bool private_tmp;                  /* Linux: a fresh, empty /tmp for the command */
+  bool private_proc;                 /* Linux: a PID namespace and its own /proc (--private-proc) */
 } cordon_sandbox_command;
 
 /* What to execve. Owned by the request; free with cordon_exec_request_free. */

@@ -4,7 +4,8 @@
  *   compile(policy, profile, ctx, opts)       -> cordon.LinuxPlan
  *       policy: SBPL text, a cordon.Policy, or nil (profile only, plus cordon.protect.in_home, which an
  *       assembled policy carries itself); profile: cordon.Profile or table form;
- *       ctx: match context table; opts: { params = { {name, value}, … }, best_effort, private_tmp }
+ *       ctx: match context table; opts: { params = { {name, value}, … }, best_effort, private_tmp,
+ *             private_proc }
  *   describe(assembled, opts)                 -> { text = "…", plan = <table> }  (cordon explain)
  *       assembled: cordon.assemble's result ({ text, params, profile, context })
  *   exec(plan, argv, env, cwd)                -> becomes the command; returns only on failure:
@@ -126,6 +127,7 @@ static void push_plan_table(lua_State *L, const cordon_lx_plan *p) {
   setbool(L, "scope_signals", p->scope_signals);
   setbool(L, "scope_abstract_unix", p->scope_abstract_unix);
   setbool(L, "private_tmp", p->private_tmp);
+  setbool(L, "private_proc", p->private_proc);
   lua_createtable(L, (int)p->nnotes, 0);
   for (size_t i = 0; i < p->nnotes; i++) {
     lua_newtable(L);
@@ -223,7 +225,7 @@ static int compile_at(lua_State *L, int pi, int pri, int ci, int oi, const cordo
   cordon_lua_checkctx(L, ci, &ctx);
   bool bare = lua_isnoneornil(L, pi);
   const char **home = bare ? home_protected(L) : NULL;  /* may raise: before anything is allocated */
-  bool best = false, ptmp = false;
+  bool best = false, ptmp = false, pproc = false;
   cordon_params ps = CORDON_PARAMS_INIT;
   for (size_t i = 0; extra && i < extra->count; i++) cordon_params_add(&ps, extra->items[i].name, extra->items[i].value);
   if (lua_type(L, oi) == LUA_TTABLE) {
@@ -231,9 +233,11 @@ static int compile_at(lua_State *L, int pi, int pri, int ci, int oi, const cordo
     best = lua_toboolean(L, -1);
     lua_getfield(L, oi, "private_tmp");
     ptmp = lua_toboolean(L, -1);
+    lua_getfield(L, oi, "private_proc");
+    pproc = lua_toboolean(L, -1);
     lua_getfield(L, oi, "params");
     read_params(L, lua_gettop(L), &ps);
-    lua_pop(L, 3);
+    lua_pop(L, 4);
   }
   plan_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->plan = NULL;
@@ -249,11 +253,13 @@ static int compile_at(lua_State *L, int pi, int pri, int ci, int oi, const cordo
       pairs[2 * i + 1] = ps.items[i].value;
     }
     cordon_lx_input in = {.policy = policy, .params = pairs, .nparams = ps.count, .profile = profile,
-                          .ctx = &ctx.ctx, .best_effort = best, .private_tmp = ptmp, .home_protected = home};
+                          .ctx = &ctx.ctx, .best_effort = best, .private_tmp = ptmp, .private_proc = pproc,
+                          .home_protected = home};
     if (pairs) st = cordon_lx_compile(&in, &u->plan, &msg);
     free(pairs);
   } else {
-    st = cordon_lx_compile_text(luaL_checkstring(L, pi), &ps, profile, &ctx.ctx, best, ptmp, false, &u->plan, &msg);
+    unsigned privates = (ptmp ? CORDON_LX_PRIVATE_TMP : 0u) | (pproc ? CORDON_LX_PRIVATE_PROC : 0u);
+    st = cordon_lx_compile_text(luaL_checkstring(L, pi), &ps, profile, &ctx.ctx, best, privates, false, &u->plan, &msg);
   }
   cordon_params_free(&ps);
   if (st != CORDON_LX_OK) {

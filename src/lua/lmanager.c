@@ -308,7 +308,9 @@ static int l_transform(lua_State *L) {
   cmd.best_effort = lua_toboolean(L, -1);
   lua_getfield(L, 1, "private_tmp");
   cmd.private_tmp = lua_toboolean(L, -1);
-  lua_pop(L, 2);
+  lua_getfield(L, 1, "private_proc");
+  cmd.private_proc = lua_toboolean(L, -1);
+  lua_pop(L, 3);
   cordon_params params = CORDON_PARAMS_INIT;
   int ptype = lua_getfield(L, 1, "policy");
   if (ptype != LUA_TNIL && ptype != LUA_TTABLE) luaL_error(L, "field 'policy' must be {text = SBPL, params = {…}}");

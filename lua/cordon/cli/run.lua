@@ -17,6 +17,8 @@ M.spec = common.spec_with {
   { "dry-run", help = "print what would be executed (sandbox type and argv) instead of running it; exits as the run would" },
   { "best-effort", help = "Linux: run on a kernel whose Landlock ABI is below 3, and say what stays unrestricted" },
   { "private-tmp", help = "Linux: give the command a fresh, empty /tmp that vanishes with it" },
+  { "private-proc", help = "Linux: run in a PID namespace with its own /proc, readable as a whole: every "
+    .. "process sees its own /proc/self, no host process is visible (costs two forks)" },
   { "help", short = "h", help = "show this help" },
 }
 
@@ -80,6 +82,7 @@ function M.run(argv, first)
     policy = { text = policy.text, params = policy.params },
     best_effort = opts["best-effort"],
     private_tmp = opts["private-tmp"],
+    private_proc = opts["private-proc"],
   }
   if not req then
     if opts["dry-run"] and policy.platform == "darwin" and tostring(terr):find("^backend_not_available") then

@@ -7,8 +7,9 @@
  *      (synthetic denies, last, so they win).
  * Then walk.c turns rules into Landlock rules and mounts, and this file adds what is not a file rule:
  * the network filter, scoping, masks over the unix sockets the policy denies connecting to, and
- * --private-tmp. Which paths are dangerous is the policy's business (lua/cordon/protect.lua, the
- * profile tree's socket denies); nothing here keeps its own list. */
+ * --private-tmp. --private-proc grants its private procfs whole, with the entries of step 1. Which paths
+ * are dangerous is the policy's business (lua/cordon/protect.lua, the profile tree's socket denies);
+ * nothing here keeps its own list. */
 #include "backend/linux/compile_impl.h"
 
 #include "core/path.h"
@@ -269,6 +270,14 @@ static cordon_lx_status build(lx_compiler *cc, cordon_buf *msg) {
              e->special ? " " : "", e->special ? cordon_special_name(e->special) : "");
     ok = add_rule_and_node(cc, CORDON_ALLOW, classes, e->path, e->match == CORDON_ENTRY_SUBTREE, src);
   }
+  /* --private-proc: a grant on /proc/self lands on one process's directory and no child of it can use
+   * it; the private procfs lists only the sandbox's processes, so it is granted whole. Ahead of the
+   * policy, like the profile's entries, so a deny the policy writes under /proc still wins. */
+  if (ok && in->private_proc)
+    ok = add_rule_and_node(cc, CORDON_ALLOW, CORDON_LX_READ, "/proc", true, "--private-proc") &&
+         cordon_lx_plan_note(cc->plan, "--private-proc", "/proc is readable as a whole (files and listing): it "
+                             "is a private procfs showing only the sandbox's own processes, plus kernel-wide "
+                             "files (/proc/sys, /proc/net, ...)");
   if (ok && in->policy) ok = lx_rules_add_policy(&cc->rules, in->policy) && recognise_protected_regexes(cc);
   for (size_t i = 0; ok && i < res.count; i++) {
     const cordon_resolved_entry *e = &res.items[i];
@@ -314,6 +323,7 @@ cordon_lx_status cordon_lx_compile(const cordon_lx_input *in, cordon_lx_plan **o
   plan->scope_signals = true;
   plan->scope_abstract_unix = plan->network_restricted;
   plan->private_tmp = in->private_tmp;
+  plan->private_proc = in->private_proc;
   plan->record = in->record;
   cordon_lx_status st = CORDON_LX_OK;
   if (cordon_profile_fs_kind(in->profile) == CORDON_FS_UNRESTRICTED) {

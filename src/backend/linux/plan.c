@@ -250,6 +250,9 @@ void cordon_lx_plan_describe(const cordon_lx_plan *p, cordon_buf *out) {
                       p->scope_signals && p->scope_abstract_unix ? " and " : "",
                       p->scope_abstract_unix ? "abstract unix sockets" : "");
   if (p->private_tmp) cordon_buf_puts(out, "tmp: private /tmp (fresh tmpfs)\n");
+  if (p->private_proc)
+    cordon_buf_puts(out, "proc: private /proc (a PID namespace and its own procfs; cordon waits outside and "
+                         "relays signals)\n");
   cordon_buf_puts(out, "process: no_new_privs, all capabilities and the bounding set dropped, Landlock last\n");
   for (size_t i = 0; i < p->nnotes; i++)
     cordon_buf_printf(out, "approximation: %s (%s)\n", p->notes[i].message, p->notes[i].source);
@@ -296,6 +299,7 @@ void *cordon_lx_plan_to_jsonv(const cordon_lx_plan *p) {
   json_object_set_new(root, "scope_signals", json_boolean(p->scope_signals));
   json_object_set_new(root, "scope_abstract_unix", json_boolean(p->scope_abstract_unix));
   json_object_set_new(root, "private_tmp", json_boolean(p->private_tmp));
+  json_object_set_new(root, "private_proc", json_boolean(p->private_proc));
   json_object_set_new(root, "approximations", notes);
   json_object_set_new(root, "skipped", skipped);
   return root;
@@ -344,6 +348,7 @@ cordon_lx_plan *cordon_lx_plan_from_jsonv(const void *json) {
   p->scope_signals = flag(root, "scope_signals");
   p->scope_abstract_unix = flag(root, "scope_abstract_unix");
   p->private_tmp = flag(root, "private_tmp");
+  p->private_proc = flag(root, "private_proc");
   bool ok = true;
   size_t i;
   const json_t *v;

@@ -2,9 +2,10 @@
  *
  * A plan is data, computed once by the compiler (compile.h) from the policy IR and the permission
  * profile, shown by `cordon explain --platform linux`, and applied by the runtime (runtime.h) in this
- * order: user + mount namespace, mounts (masks), capabilities dropped, no_new_privs, seccomp, Landlock
- * last. It is independent of the kernel it runs on: rights are kept as access classes, and the runtime
- * turns them into the Landlock bits the running kernel's ABI knows (landlock.h). */
+ * order: user + mount namespace (and a PID namespace with --private-proc), mounts (masks), capabilities
+ * dropped, no_new_privs, seccomp, Landlock last. It is independent of the kernel it runs on: rights are
+ * kept as access classes, and the runtime turns them into the Landlock bits the running kernel's ABI
+ * knows (landlock.h). */
 #ifndef CORDON_LINUX_PLAN_H
 #define CORDON_LINUX_PLAN_H
 #include "core/buf.h"
@@ -72,6 +73,7 @@ typedef struct {
   bool scope_signals;        /* Landlock: no signals to processes outside the sandbox (ABI >= 6) */
   bool scope_abstract_unix;  /* Landlock: no connecting to abstract unix sockets outside (ABI >= 6) */
   bool private_tmp;
+  bool private_proc;         /* a PID namespace with its own procfs on /proc (pidns.h) */
   /* what could not be expressed exactly, and paths skipped because they do not exist */
   cordon_lx_note *notes;
   size_t nnotes, notes_cap;

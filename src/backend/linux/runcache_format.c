@@ -32,7 +32,7 @@
 #define MAX_COUNT 200000u  /* entries of any list: far beyond a real run */
 
 enum { P_BEST_EFFORT = 1, P_FS_UNRESTRICTED = 2, P_NET_RESTRICTED = 4, P_SCOPE_SIGNALS = 8, P_SCOPE_UNIX = 16,
-       P_PRIVATE_TMP = 32 };
+       P_PRIVATE_TMP = 32, P_PRIVATE_PROC = 64 };
 enum { M_DIR = 1, M_READ_ONLY = 2, M_NO_EXEC = 4, M_PLACEHOLDER = 8 };
 
 /* --- writing ------------------------------------------------------------------------------------------ */
@@ -80,7 +80,8 @@ void cordon_lx_runcache_encode(const cordon_lx_run_entry *e, cordon_buf *b) {
   put_u32(b, p->min_abi);
   put_u8(b, (p->best_effort ? P_BEST_EFFORT : 0) | (p->fs_unrestricted ? P_FS_UNRESTRICTED : 0) |
                 (p->network_restricted ? P_NET_RESTRICTED : 0) | (p->scope_signals ? P_SCOPE_SIGNALS : 0) |
-                (p->scope_abstract_unix ? P_SCOPE_UNIX : 0) | (p->private_tmp ? P_PRIVATE_TMP : 0));
+                (p->scope_abstract_unix ? P_SCOPE_UNIX : 0) | (p->private_tmp ? P_PRIVATE_TMP : 0) |
+                (p->private_proc ? P_PRIVATE_PROC : 0));
   put_u32(b, (uint32_t)p->nrules);
   for (size_t i = 0; i < p->nrules; i++) {
     put_u8(b, p->rules[i].access), put_u8(b, p->rules[i].is_dir);
@@ -151,10 +152,11 @@ static char **get_strv(cursor *c, size_t *count) {
 static bool get_plan(cursor *c, cordon_lx_plan *p) {
   p->min_abi = get_u32(c);
   unsigned f = get_u8(c);
-  if (c->bad || p->min_abi < 1 || p->min_abi > 64 || f > 63) return false;
+  if (c->bad || p->min_abi < 1 || p->min_abi > 64 || f > 127) return false;
   p->best_effort = f & P_BEST_EFFORT, p->fs_unrestricted = f & P_FS_UNRESTRICTED;
   p->network_restricted = f & P_NET_RESTRICTED, p->scope_signals = f & P_SCOPE_SIGNALS;
   p->scope_abstract_unix = f & P_SCOPE_UNIX, p->private_tmp = f & P_PRIVATE_TMP;
+  p->private_proc = f & P_PRIVATE_PROC;  /* a later bit: entries written before it read as false */
   uint32_t n = get_count(c);
   for (uint32_t i = 0; i < n && !c->bad; i++) {
     unsigned access = get_u8(c), is_dir = get_u8(c);

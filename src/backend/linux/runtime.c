@@ -6,9 +6,12 @@
  * capability and the bounding set; no_new_privs; seccomp; Landlock last (a Landlock-restricted thread may
  * not mount); execve. Any step failing stops before execve: the command never runs half-sandboxed.
  * No supervisor: cordon becomes the command. Placeholders, when the plan has any, are removed by a
- * detached cleaner (placeholder.h). */
+ * detached cleaner (placeholder.h). With --private-proc (pidns.h) the namespaces are entered even without
+ * mounts, a PID namespace follows, and everything after it runs in that namespace's init, which forks
+ * the command just before execve while cordon stays outside as its supervisor. */
 #include "backend/linux/landlock.h"
 #include "backend/linux/mounts.h"
+#include "backend/linux/pidns.h"
 #include "backend/linux/placeholder.h"
 #include "backend/linux/seccomp.h"
 
@@ -145,8 +148,10 @@ static cordon_lx_status sandbox_and_exec(const cordon_lx_plan *plan, int abi, co
                                          const char *const *argv, const char *const *env, const char *cwd,
                                          int notify_fd, cordon_buf *msg) {
   cordon_lx_status st;
-  if (plan->nmounts > 0) {
+  cordon_lx_pidns pidns = {.report_fd = -1};
+  if (plan->nmounts > 0 || plan->private_proc) {
     if ((st = enter_namespaces(notify_fd, msg)) != CORDON_LX_OK) return st;
+    if (plan->private_proc && (st = cordon_lx_pidns_enter(&pidns, msg)) != CORDON_LX_OK) return st;
     if ((st = cordon_lx_mounts_apply(plan, msg)) != CORDON_LX_OK) return st;
   }
   if (cwd && chdir(cwd) != 0) {
@@ -164,6 +169,7 @@ static cordon_lx_status sandbox_and_exec(const cordon_lx_plan *plan, int abi, co
   }
   if ((st = cordon_lx_seccomp_apply(plan, msg)) != CORDON_LX_OK) return st;
   if ((st = cordon_lx_landlock_apply(plan, abi, ahead, msg)) != CORDON_LX_OK) return st;
+  if (plan->private_proc && (st = cordon_lx_pidns_spawn(&pidns, msg)) != CORDON_LX_OK) return st;
   return exec_command(argv, env, msg);
 }
 
@@ -191,6 +197,9 @@ cordon_lx_status cordon_lx_run_ahead(const cordon_lx_plan *plan, cordon_lx_landl
                                      cordon_buf *msg) {
   /* one thread again before anything forks or enters a namespace */
   if (ahead) cordon_lx_landlock_ahead_finish(ahead);
+  /* rules added ahead hold the host procfs's inodes; a private /proc is mounted later, so open them all
+   * after it */
+  if (plan->private_proc) ahead = NULL;
   if (!argv || !argv[0] || !argv[0][0]) {
     cordon_buf_puts(msg, "no command to run");
     return CORDON_LX_INVALID;
@@ -200,7 +209,7 @@ cordon_lx_status cordon_lx_run_ahead(const cordon_lx_plan *plan, cordon_lx_landl
   cordon_lx_status st = cordon_lx_check(&pr, plan->min_abi, plan->best_effort, msg);
   if (st != CORDON_LX_OK) return st;
   warn_best_effort(plan, pr.abi);
-  if (plan->nmounts > 0 && !pr.userns) {
+  if ((plan->nmounts > 0 || plan->private_proc) && !pr.userns) {
     cordon_buf_puts(msg, "this plan needs a mount namespace, and unprivileged user namespaces are disabled "
                          "here: enable them (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu "
                          "kernel.apparmor_restrict_unprivileged_userns=0) or run as root");
