@@ -173,13 +173,25 @@ for u in $USERS; do
 
   mkdir -p "$CASE/bin"
   cp "$CORDON" "$CASE/bin/cordon"
-  chmod 755 "$CASE/bin" "$CASE/bin/cordon"
+  [ -e "$CORDON-full" ] && cp "$CORDON-full" "$CASE/bin/cordon-full"  # the static front's other half
+  chmod 755 "$CASE/bin" "$CASE/bin"/cordon*
   BIN="$CASE/bin/cordon" rc "$u" -- -- true
   BIN="$CASE/bin/cordon" rc "$u" -- -- true
   expect "a copied binary caches its runs" 0 hit
   cp "$CORDON" "$CASE/bin/cordon.new" && mv "$CASE/bin/cordon.new" "$CASE/bin/cordon"
   BIN="$CASE/bin/cordon" rc "$u" -- -- true
   expect "replacing the binary is a miss" 0 miss
+  if [ -e "$CORDON-full" ]; then
+    BIN="$CASE/bin/cordon" rc "$u" -- -- true
+    cp "$CORDON-full" "$CASE/bin/cordon-full.new" && mv "$CASE/bin/cordon-full.new" "$CASE/bin/cordon-full"
+    BIN="$CASE/bin/cordon" rc "$u" -- -- true
+    expect "replacing cordon-full (the front's other half) is a miss too" 0 miss
+    rm "$CASE/bin/cordon-full"
+    BIN="$CASE/bin/cordon" rc "$u" -- -- true
+    case $ERR in *"cannot start"*cordon-full*) ok "$u: without cordon-full the front says so" ;;
+                 *) bad "$u: without cordon-full: $ERR" ;; esac
+    check "$u: and fails closed (exit 125)" test "$RC" = 125
+  fi
 
   # --- entries nobody else may have written; damaged entries ---------------------------------------
   rc "$u" -- -- id

@@ -102,9 +102,10 @@ bool cordon_lx_landlock_ahead_start(cordon_lx_landlock_ahead *a) {
   pthread_attr_t attr;
   if (pthread_attr_init(&attr) != 0) return false;
   (void)pthread_attr_setstacksize(&attr, 64 * 1024);  /* a few frames of syscalls */
-  a->running = pthread_attr_setaffinity_np(&attr, sizeof others, &others) == 0 &&
-               pthread_create(&a->thread, &attr, helper, a) == 0;
+  a->running = pthread_create(&a->thread, &attr, helper, a) == 0;
   pthread_attr_destroy(&attr);
+  /* after the start (musl has no attribute for it): at worst it began on our CPU and moves now */
+  if (a->running) (void)pthread_setaffinity_np(a->thread, sizeof others, &others);
   return a->running;
 }
 

@@ -35,18 +35,41 @@ static void key_str(cordon_buf *b, const char *tag, const char *s) {
   cordon_buf_putc(b, '\n');
 }
 
+/* The binaries that read and write entries: `cordon` and, when it is the static front (src/front/),
+ * `cordon-full` beside it, which it execs on a miss. Both compute the same key: the front names itself
+ * and its sibling; the full binary, called NAME-full, names NAME and itself. Either may be absent. */
+static bool key_binaries(cordon_buf *out) {
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0 || n >= (ssize_t)sizeof self - 8) return false;
+  self[n] = '\0';
+  if (n > 5 && strcmp(self + n - 5, "-full") == 0) self[n - 5] = '\0';
+  char full[4200];
+  snprintf(full, sizeof full, "%s-full", self);
+  const char *const names[] = {self, full};
+  for (int i = 0; i < 2; i++) {
+    struct stat st;
+    if (stat(names[i], &st) != 0) {
+      cordon_buf_printf(out, "exe%d absent\n", i);
+      continue;
+    }
+    cordon_buf_printf(out, "exe%d %llu %llu %lld %lld.%09ld %lld.%09ld\n", i, (unsigned long long)st.st_dev,
+                      (unsigned long long)st.st_ino, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+                      (long)st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec, (long)st.st_ctim.tv_nsec);
+  }
+  return true;
+}
+
 bool cordon_lx_runcache_key(int argc, char *const *argv, char *const *envp, cordon_buf *out) {
-  struct stat self, cwd;
+  struct stat cwd;
   char dir[4096];
-  if (stat("/proc/self/exe", &self) != 0 || !getcwd(dir, sizeof dir) || stat(".", &cwd) != 0) return false;
+  if (!getcwd(dir, sizeof dir) || stat(".", &cwd) != 0) return false;
   int lerr = 0, abi = cordon_lx_landlock_abi(&lerr);
   gid_t groups[256];
   int ng = getgroups(256, groups);
   if (ng < 0) return false;
-  cordon_buf_printf(out, "cordon run %s format %d\nexe %llu %llu %lld %lld.%09ld %lld.%09ld\n", CORDON_VERSION,
-                    CORDON_RUNCACHE_FORMAT, (unsigned long long)self.st_dev, (unsigned long long)self.st_ino,
-                    (long long)self.st_size, (long long)self.st_mtim.tv_sec, (long)self.st_mtim.tv_nsec,
-                    (long long)self.st_ctim.tv_sec, (long)self.st_ctim.tv_nsec);
+  cordon_buf_printf(out, "cordon run %s format %d\n", CORDON_VERSION, CORDON_RUNCACHE_FORMAT);
+  if (!key_binaries(out)) return false;
   cordon_buf_printf(out, "ids %u %u %u %u groups", (unsigned)getuid(), (unsigned)geteuid(), (unsigned)getgid(),
                     (unsigned)getegid());
   for (int i = 0; i < ng; i++) cordon_buf_printf(out, " %u", (unsigned)groups[i]);

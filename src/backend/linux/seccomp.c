@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +10,6 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 static bool add(scmp_filter_ctx ctx, int err, const char *name, unsigned n, const struct scmp_arg_cmp *cmp, cordon_buf *msg) {
@@ -67,20 +65,8 @@ static scmp_filter_ctx build(const cordon_lx_plan *plan, cordon_buf *msg) {
   return ctx;
 }
 
-/* Loads a filter libseccomp built earlier for this plan, the way seccomp_load does with its default
- * attributes (no_new_privs is already set by the runtime; no TSYNC, LOG or SPEC_ALLOW flag). */
-static cordon_lx_status load_stored(const cordon_lx_plan *plan, cordon_buf *msg) {
-  struct sock_fprog prog = {.len = (unsigned short)(plan->seccomp_bpf_len / sizeof(struct sock_filter)),
-                            .filter = (struct sock_filter *)plan->seccomp_bpf};
-  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
-    cordon_buf_printf(msg, "seccomp(SET_MODE_FILTER): %s", strerror(errno));
-    return CORDON_LX_SETUP_FAILED;
-  }
-  return CORDON_LX_OK;
-}
-
 cordon_lx_status cordon_lx_seccomp_apply(const cordon_lx_plan *plan, cordon_buf *msg) {
-  if (plan->seccomp_bpf && plan->seccomp_bpf_len) return load_stored(plan, msg);
+  if (plan->seccomp_bpf && plan->seccomp_bpf_len) return cordon_lx_seccomp_load_stored(plan, msg);
   scmp_filter_ctx ctx = build(plan, msg);
   if (!ctx) return CORDON_LX_SETUP_FAILED;
   int rc = seccomp_load(ctx);
@@ -105,8 +91,7 @@ bool cordon_lx_seccomp_export(const cordon_lx_plan *plan, cordon_buf *out) {
          out->len / sizeof(struct sock_filter) <= BPF_MAXINSNS;
 }
 
-void cordon_lx_seccomp_kernel(cordon_buf *out) {
-  struct utsname u;
-  if (uname(&u) == 0) cordon_buf_printf(out, "%s %s %s seccomp-format %d", u.machine, u.release, u.version,
-                                        SCMP_VER_MAJOR * 10000 + SCMP_VER_MINOR * 100 + SCMP_VER_MICRO);
+bool cordon_lx_seccomp_ready(const cordon_lx_plan *plan) {
+  (void)plan;
+  return true;  /* with libseccomp at hand, any plan's filter can be built */
 }

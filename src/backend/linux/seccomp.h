@@ -19,4 +19,9 @@ cordon_lx_status cordon_lx_seccomp_apply(const cordon_lx_plan *plan, cordon_buf 
 bool cordon_lx_seccomp_export(const cordon_lx_plan *plan, cordon_buf *out);
 /* Appends what a stored program is valid for: machine, kernel release and version, libseccomp. */
 void cordon_lx_seccomp_kernel(cordon_buf *out);
+/* Loads plan->seccomp_bpf as it is (seccomp_stored.c). */
+cordon_lx_status cordon_lx_seccomp_load_stored(const cordon_lx_plan *plan, cordon_buf *msg);
+/* Whether this binary can apply the plan's filter: always with libseccomp; the static front (without
+ * it) only when the run cache kept the program for this machine. */
+bool cordon_lx_seccomp_ready(const cordon_lx_plan *plan);
 #endif
