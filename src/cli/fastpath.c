@@ -9,6 +9,7 @@
 #include "backend/linux/landlock.h"
 #include "backend/linux/linux.h"
 #include "backend/linux/runcache.h"
+#include "backend/linux/seccomp.h"
 #include "core/record.h"
 
 #include <lauxlib.h>
@@ -54,6 +55,10 @@ int cordon_fastpath_run(int argc, char **argv) {
   const char *why = "the run's inputs cannot be known";
   bool known = cordon_lx_runcache_key(argc, argv, environ, &key);
   bool read = known && cordon_lx_runcache_read(cordon_buf_str(&key), &e, &why);
+  if (read && !cordon_lx_seccomp_ready(e.plan)) {  /* the static front without a stored filter */
+    cordon_lx_run_entry_free(&e);
+    read = false, why = "no seccomp program stored for this machine";
+  }
   cordon_lx_landlock_ahead_offer(&ahead, read ? e.plan : NULL, cordon_lx_landlock_abi(NULL));
   if (!read || !cordon_lx_runcache_accept(cordon_buf_str(&key), &e, &why)) {
     cordon_lx_landlock_ahead_free(&ahead);  /* before the entry: the helper reads its plan */
