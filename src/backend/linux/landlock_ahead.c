@@ -32,6 +32,7 @@ static bool within(const char *dir, const char *path) {
 }
 
 static bool under_a_mount(const cordon_lx_plan *plan, const char *path) {
+  if (plan->private_proc && within("/proc", path)) return true;  /* a procfs of its own comes later */
   for (size_t i = 0; i < plan->nmounts; i++)
     if (within(plan->mounts[i].path, path)) return true;
   return false;

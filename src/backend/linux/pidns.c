@@ -111,6 +111,7 @@ cordon_lx_status cordon_lx_pidns_enter(cordon_lx_pidns *ns, cordon_buf *msg) {
   }
   close(p[0]);
   ns->report_fd = p[1];
+  (void)prctl(PR_SET_NAME, "cordon", 0, 0, 0);  /* what ps shows for pid 1, whichever binary forked it */
   /* cordon killed (SIGKILL cannot be relayed) takes the namespace with it, as it takes the command
    * without --private-proc. The pipe tells whether it died before this was set: no reader is left. */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {

@@ -197,9 +197,6 @@ cordon_lx_status cordon_lx_run_ahead(const cordon_lx_plan *plan, cordon_lx_landl
                                      cordon_buf *msg) {
   /* one thread again before anything forks or enters a namespace */
   if (ahead) cordon_lx_landlock_ahead_finish(ahead);
-  /* rules added ahead hold the host procfs's inodes; a private /proc is mounted later, so open them all
-   * after it */
-  if (plan->private_proc) ahead = NULL;
   if (!argv || !argv[0] || !argv[0][0]) {
     cordon_buf_puts(msg, "no command to run");
     return CORDON_LX_INVALID;
