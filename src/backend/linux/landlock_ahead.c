@@ -123,8 +123,8 @@ void cordon_lx_landlock_ahead_offer(cordon_lx_landlock_ahead *a, const cordon_lx
   atomic_store_explicit(&a->state, AHEAD_OFFERED, memory_order_release);
 }
 
-void cordon_lx_landlock_ahead_finish(cordon_lx_landlock_ahead *a) {
-  if (!a->running) return;
+void cordon_lx_landlock_ahead_settle(cordon_lx_landlock_ahead *a) {
+  if (!a->running || a->settled) return;
   int expected = AHEAD_WAITING;  /* never offered: the helper has nothing to wait for */
   atomic_compare_exchange_strong(&a->state, &expected, AHEAD_CANCELLED);
   if (atomic_load(&a->state) == AHEAD_OFFERED) add_claimed(a);
@@ -138,6 +138,12 @@ void cordon_lx_landlock_ahead_finish(cordon_lx_landlock_ahead *a) {
     if (self >= 0) (void)pthread_setaffinity_np(a->thread, sizeof ours, &ours);
   }
   while (!atomic_load_explicit(&a->helper_done, memory_order_acquire)) sched_yield();
+  a->settled = true;
+}
+
+void cordon_lx_landlock_ahead_finish(cordon_lx_landlock_ahead *a) {
+  if (!a->running) return;
+  cordon_lx_landlock_ahead_settle(a);
   /* Spin, not sleep, until the thread is gone: pthread_join returns once its exit cleared its tid, a
    * moment before the kernel takes it out of the thread group, and unshare(CLONE_NEWUSER) fails with
    * EINVAL until then. */

@@ -150,6 +150,9 @@ static cordon_lx_status sandbox_and_exec(const cordon_lx_plan *plan, int abi, co
   cordon_lx_status st;
   cordon_lx_pidns pidns = {.report_fd = -1};
   if (plan->nmounts > 0 || plan->private_proc) {
+    /* one thread before a user namespace, and before the forks of --private-proc, whose children may
+     * allocate (failing): the helper may have left a malloc lock held at the moment of a fork */
+    if (ahead && (!can_mount() || plan->private_proc)) cordon_lx_landlock_ahead_finish(ahead);
     if ((st = enter_namespaces(notify_fd, msg)) != CORDON_LX_OK) return st;
     if (plan->private_proc && (st = cordon_lx_pidns_enter(&pidns, msg)) != CORDON_LX_OK) return st;
     if ((st = cordon_lx_mounts_apply(plan, msg)) != CORDON_LX_OK) return st;
@@ -195,8 +198,8 @@ cordon_lx_status cordon_lx_run(const cordon_lx_plan *plan, const char *const *ar
 cordon_lx_status cordon_lx_run_ahead(const cordon_lx_plan *plan, cordon_lx_landlock_ahead *ahead,
                                      const char *const *argv, const char *const *env, const char *cwd,
                                      cordon_buf *msg) {
-  /* one thread again before anything forks or enters a namespace */
-  if (ahead) cordon_lx_landlock_ahead_finish(ahead);
+  /* the helper's rules are all in; it may still be leaving, which only a user namespace minds */
+  if (ahead) cordon_lx_landlock_ahead_settle(ahead);
   if (!argv || !argv[0] || !argv[0][0]) {
     cordon_buf_puts(msg, "no command to run");
     return CORDON_LX_INVALID;
