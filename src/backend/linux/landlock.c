@@ -100,16 +100,21 @@ int cordon_lx_landlock_create(const cordon_lx_plan *plan, int abi, int *err) {
 
 cordon_lx_rule_result cordon_lx_landlock_add_fd(int ruleset, int pfd, const cordon_lx_rule *r, int abi, bool soft,
                                                 uint64_t *rights, int *err) {
-  struct stat st;
-  bool is_dir = fstat(pfd, &st) == 0 && S_ISDIR(st.st_mode);
-  struct landlock_path_beneath_attr pb = {.allowed_access = cordon_lx_landlock_rights(r->access, is_dir, abi),
+  /* The compiler's type for it, which the run cache replays before a hit: no fstat per rule. Should it
+   * be a file after all, the kernel refuses directory rights (EINVAL) and the file's rights follow. */
+  struct landlock_path_beneath_attr pb = {.allowed_access = cordon_lx_landlock_rights(r->access, r->is_dir, abi),
                                           .parent_fd = pfd};
-  *rights = pb.allowed_access;
   *err = 0;
+  long rc = pb.allowed_access ? syscall(__NR_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) : 0;
+  struct stat st;
+  if (rc != 0 && errno == EINVAL && r->is_dir && fstat(pfd, &st) == 0 && !S_ISDIR(st.st_mode)) {
+    pb.allowed_access = cordon_lx_landlock_rights(r->access, false, abi);
+    rc = pb.allowed_access ? syscall(__NR_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) : 0;
+  }
+  *rights = pb.allowed_access;
   cordon_lx_rule_result res = CORDON_LX_RULE_ADDED;
   /* EBADFD: not a file Landlock can hold (a pipe behind /dev/stdin): skipped */
-  if (pb.allowed_access && syscall(__NR_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0 &&
-      errno != EBADFD) {
+  if (rc != 0 && errno != EBADFD) {
     *err = errno;
     res = soft ? CORDON_LX_RULE_LATER : CORDON_LX_RULE_ADD_FAILED;
   }
