@@ -79,7 +79,8 @@ for r in $(seq "$rounds"); do
   hyperfine -N --warmup 20 --runs "$runs" --export-json "$tmp/run$r.json" \
     "/bin/true" \
     "$cordon run -- /bin/true" \
-    "bwrap --ro-bind / / --dev /dev --unshare-net --unshare-pid --new-session --die-with-parent /bin/true" >/dev/null
+    "bwrap --ro-bind / / --dev /dev --unshare-net --unshare-pid --new-session --die-with-parent /bin/true" \
+    >/dev/null 2>&1  # (hyperfine's outlier warnings: the rounds and their median are the answer)
   sleep 1  # the last round's placeholder cleaners finish
 done
 python3 - "$tmp" "$rounds" <<'PY'
