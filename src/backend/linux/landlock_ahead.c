@@ -9,7 +9,8 @@
  * (docs/benchmarks.md), as much as the work itself. So the helper is started before the run's key is
  * computed and spins until the plan is offered; the two threads share the rules through one atomic
  * counter, so whichever is free takes the next one, and the main thread never sleeps waiting for the
- * helper: it spins until the helper has left. */
+ * helper: it spins until the helper's last rule is in (settle), or, where a single thread is needed,
+ * until the helper has left (finish). */
 #include "backend/linux/landlock.h"
 
 #include <errno.h>
