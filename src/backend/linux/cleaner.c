@@ -156,6 +156,10 @@ static size_t receive_list(int sock, uint32_t **index, int **fds) {
 }
 
 static _Noreturn void run(const cordon_lx_plan *plan, pid_t command, int sock) {
+  /* Nothing it does is urgent, so first of all: only CPU time nobody else wants. A new child often runs
+   * before its parent resumes, on the parent's CPU, and would delay the sandbox's setup; later its /proc
+   * scan would share a CPU with the next run. */
+  (void)sched_setscheduler(0, SCHED_IDLE, &(struct sched_param){0});
   if (sock != CLEANER_SOCKET) {
     dup2(sock, CLEANER_SOCKET);
     sock = CLEANER_SOCKET;
@@ -170,9 +174,6 @@ static _Noreturn void run(const cordon_lx_plan *plan, pid_t command, int sock) {
   int *fds = NULL;
   size_t n = receive_list(sock, &index, &fds);
   if (n == 0) _exit(0);  /* the run made none, or gave up before its sandbox */
-  /* Nothing it does from here on is urgent: only CPU time nobody else wants (back-to-back runs would
-   * otherwise share a CPU with the previous run's /proc scan). */
-  (void)sched_setscheduler(0, SCHED_IDLE, &(struct sched_param){0});
   uint64_t ino = 0;
   if (read(sock, &ino, sizeof ino) != (ssize_t)sizeof ino) ino = 0;  /* none: no namespace was made */
   close(sock);
