@@ -15,7 +15,7 @@
 #define ARENA_BYTES (64u << 20)  /* reserved, not committed: pages are touched as they are used */
 #define ALIGN 16u
 
-static char *arena;
+static _Atomic(char *) arena;
 static atomic_size_t used;
 
 typedef struct {
@@ -24,19 +24,25 @@ typedef struct {
 } header;
 
 static void *take(size_t n) {
-  if (!arena) {
+  char *base = atomic_load(&arena);
+  if (!base) {  /* the first caller maps it; a racing second one keeps the winner's */
     void *m = mmap(NULL, ARENA_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) return NULL;
-    arena = m;
+    char *none = NULL;
+    if (atomic_compare_exchange_strong(&arena, &none, m)) base = m;
+    else munmap(m, ARENA_BYTES), base = none;
   }
-  if (n > ARENA_BYTES) return NULL;
+  if (n > ARENA_BYTES) {
+    errno = ENOMEM;
+    return NULL;
+  }
   size_t need = (sizeof(header) + n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
   size_t at = atomic_fetch_add(&used, need);
   if (at + need > ARENA_BYTES) {
     errno = ENOMEM;
     return NULL;
   }
-  header *h = (header *)(arena + at);
+  header *h = (header *)(base + at);
   h->size = n;
   return h + 1;
 }
