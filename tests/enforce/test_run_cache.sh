@@ -222,5 +222,18 @@ for u in $USERS; do
   expect "an entry claiming a huge length is a miss" 0 miss
   rc "$u" -- -- id
   expect "and the entry is good again" 0 hit
+
+  # the static front has no libseccomp: an entry whose stored program is not for this machine (its
+  # kernel line altered, same length) is a miss there, and cordon-full builds the filter and hits
+  if [ -e "$CORDON-full" ]; then
+    rc "$u" -- -- sh -c 'echo x >/etc/cordon-front-check || exit 42'
+    rc "$u" -- -- sh -c 'echo x >/etc/cordon-front-check || exit 42'
+    perl -pi -e 's/seccomp-format/seccomp-formaX/' "$(entry)"
+    rc "$u" -- -- sh -c 'echo x >/etc/cordon-front-check || exit 42'
+    case $ERR in *"miss (no seccomp program stored"*"run-cache: hit"*) ok "$u: the front hands it to cordon-full, which hits" ;;
+                 *) bad "$u: front without a stored program: $(printf '%s' "$ERR" | tr '\n' ' ')" ;; esac
+    check "$u: and the run is as sandboxed (exit $RC)" test "$RC" = 42
+    check "$u: nothing was written" test ! -e /etc/cordon-front-check
+  fi
 done
 finish
