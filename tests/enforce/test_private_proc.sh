@@ -98,5 +98,17 @@ for u in $USERS; do
   check "$u: the first --private-proc run is a miss ($(echo $first))" grep -q 'run-cache: miss' <<<"$first"
   check "$u: the second is a hit and still private ($(echo $second))" test "$(grep -c 'run-cache: hit' <<<"$second")" = 1 -a \
     "$(tail -1 <<<"$second")" = 2
+
+  # an agent's session gets it by default: a command named like an agent selects its profile
+  mkdir -p "$W/agent"
+  printf '#!/bin/sh\nsh -c "cat /proc/self/status >/dev/null && echo child-reads-proc"\n' >"$W/agent/claude"
+  chmod 755 "$W/agent" "$W/agent/claude"
+  chown -R "$u" "$W/agent"
+  out=$(sbx "$u" -- "$W/agent/claude" 2>&1)
+  check "$u: an agent's children read their /proc/self without the flag ($out)" test "$out" = child-reads-proc
+  out=$(sbx "$u" --no-private-proc -- "$W/agent/claude" 2>&1)
+  check "$u: --no-private-proc turns it off for an agent ($out)" grep -q "cat: /proc/self/status: Permission denied" <<<"$out"
+  sbx "$u" --private-proc --no-private-proc -- true 2>/dev/null
+  check "$u: both flags at once are refused" test $? = 125
 done
 finish

@@ -18,7 +18,10 @@ M.spec = common.spec_with {
   { "best-effort", help = "Linux: run on a kernel whose Landlock ABI is below 3, and say what stays unrestricted" },
   { "private-tmp", help = "Linux: give the command a fresh, empty /tmp that vanishes with it" },
   { "private-proc", help = "Linux: run in a PID namespace with its own /proc, readable as a whole: every "
-    .. "process sees its own /proc/self, no host process is visible (costs two forks)" },
+    .. "process sees its own /proc/self, no host process is visible (costs two forks; the default when an "
+    .. "agent profile is selected)" },
+  { "no-private-proc", help = "Linux: no PID namespace even for an agent: only the command itself reads its "
+    .. "/proc/self" },
   { "help", short = "h", help = "show this help" },
 }
 
@@ -51,6 +54,17 @@ local function describe(req)
   return table.concat(lines, "\n") .. "\n"
 end
 
+-- An agent's session (an agent profile selected, by the command's name or --enable) gets a private /proc
+-- unless told otherwise: Landlock can grant /proc/self only to the command itself, and an agent's
+-- children (test runners calling process.memoryUsage(), ps, build tools) read their own. The two forks
+-- it costs are paid once per session; a single command stays on the faster path.
+local function agent_session(policy)
+  for _, f in ipairs(policy.selection and policy.selection.fragments or {}) do
+    if f.kind == "agent" then return true end
+  end
+  return false
+end
+
 function M.run(argv, first)
   local opts, status = cli.options("run", argv, first, M.spec, usage)
   if not opts then return status end
@@ -60,6 +74,9 @@ function M.run(argv, first)
   end
   if not opts.command or #opts.command == 0 then
     return cli.fail("no command given (cordon run [OPTIONS] -- CMD ...)")
+  end
+  if opts["private-proc"] and opts["no-private-proc"] then
+    return cli.fail("invalid_request: --private-proc and --no-private-proc contradict each other")
   end
   local preference = opts.sandbox or "auto"
   if preference ~= "auto" and preference ~= "require" and preference ~= "forbid" then
@@ -82,7 +99,7 @@ function M.run(argv, first)
     policy = { text = policy.text, params = policy.params },
     best_effort = opts["best-effort"],
     private_tmp = opts["private-tmp"],
-    private_proc = opts["private-proc"],
+    private_proc = opts["private-proc"] or (not opts["no-private-proc"] and agent_session(policy)),
   }
   if not req then
     if opts["dry-run"] and policy.platform == "darwin" and tostring(terr):find("^backend_not_available") then
