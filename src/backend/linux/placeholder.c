@@ -29,8 +29,9 @@ cordon_lx_status cordon_lx_placeholders_start(const cordon_lx_plan *plan, int *n
   *notify_fd = -1;
   uint32_t *list = calloc(plan->nmounts + 1, sizeof *list);
   int *fds = malloc((plan->nmounts + 1) * sizeof *fds);
-  if (!list || !fds) {
-    free(list), free(fds);
+  bool *made = calloc(plan->nmounts + 1, sizeof *made);
+  if (!list || !fds || !made) {
+    free(list), free(fds), free(made);
     return CORDON_LX_NOMEM;
   }
   cordon_lx_status st = CORDON_LX_OK;
@@ -39,7 +40,7 @@ cordon_lx_status cordon_lx_placeholders_start(const cordon_lx_plan *plan, int *n
     const cordon_mount *m = &plan->mounts[i];
     if (!m->placeholder) continue;
     int fd = -1;
-    bool created = false;
+    bool created = false, adopted = false;
     /* A cleaner of an earlier run may remove an existing placeholder at any moment until we hold our
      * shared lock on it: retry until the path we locked is still the path's directory. */
     for (int attempt = 0; attempt < 8 && fd < 0; attempt++) {
@@ -54,6 +55,7 @@ cordon_lx_status cordon_lx_placeholders_start(const cordon_lx_plan *plan, int *n
       bool held = false;
       fd = open_lock(m, &held);
       created = rc == 0 || held;
+      adopted = rc != 0 && held;
       struct stat a, b;
       if (fd >= 0 && !(fstat(fd, &a) == 0 && lstat(m->path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino))
         close(fd), fd = -1;
@@ -63,6 +65,7 @@ cordon_lx_status cordon_lx_placeholders_start(const cordon_lx_plan *plan, int *n
       st = CORDON_LX_SETUP_FAILED;
       break;
     }
+    made[n] = created && !adopted;
     list[n] = (uint32_t)i | (created ? CORDON_LX_CLEANER_CREATED : 0);
     fds[n++] = fd;
   }
@@ -80,15 +83,18 @@ cordon_lx_status cordon_lx_placeholders_start(const cordon_lx_plan *plan, int *n
   if (st == CORDON_LX_OK && n > 0) *notify_fd = c.sock;  /* now the namespace's report */
   if (st != CORDON_LX_OK) {
     if (c.pid > 0) cordon_lx_cleaner_dismiss(&c);
-    for (size_t k = 0; k < n; k++) {  /* nothing started: undo what this call made */
+    /* nothing started: undo what this call made, unless another run has come to rely on it meanwhile
+     * (an adopted placeholder is never ours to remove here: its sandbox may be running) */
+    for (size_t k = 0; k < n; k++) {
       const cordon_mount *m = &plan->mounts[list[k] & ~CORDON_LX_CLEANER_CREATED];
-      if (list[k] & CORDON_LX_CLEANER_CREATED) m->is_dir ? (void)rmdir(m->path) : (void)unlink(m->path);
+      if (made[k] && flock(fds[k], LOCK_EX | LOCK_NB) == 0) m->is_dir ? (void)rmdir(m->path) : (void)unlink(m->path);
     }
   }
   /* our copies of the locks go; the cleaner's (in flight until it reads them) keep them held */
   for (size_t k = 0; k < n; k++) close(fds[k]);
   free(list);
   free(fds);
+  free(made);
   return st;
 }
 
