@@ -38,8 +38,7 @@ static void roots_free(sb_roots *r) {
 static char *target_real_path(const char *path, bool darwin) {
   static const char *const links[] = {"/tmp", "/var", "/etc", NULL};
   for (size_t i = 0; darwin && links[i]; i++) {
-    size_t n = strlen(links[i]);
-    if (strncmp(path, links[i], n) == 0 && (path[n] == 0 || path[n] == '/')) {
+    if (cordon_path_within(links[i], path)) {
       char *out = malloc(strlen(path) + sizeof "/private");
       if (out) {
         strcpy(out, "/private");

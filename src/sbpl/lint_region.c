@@ -2,18 +2,15 @@
 #include "sbpl/lint_region.h"
 
 #include "sbpl/match.h"
+#include "core/path.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static bool starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
 
-/* s is t or lies under "t/" ("/" holds every absolute path). */
-static bool under(const char *s, const char *t) {
-  size_t n = strlen(t);
-  if (n == 1 && t[0] == '/') return s[0] == '/';
-  return strncmp(s, t, n) == 0 && (s[n] == '\0' || s[n] == '/');
-}
+/* s is t or lies under "t/" ("/" holds every absolute path): the one path primitive, compared as text. */
+static bool under(const char *s, const char *t) { return cordon_path_within(t, s); }
 
 static bool trailing_slash(const char *s) {
   size_t n = strlen(s);

@@ -12,6 +12,7 @@
  * helper: it spins until the helper's last rule is in (settle), or, where a single thread is needed,
  * until the helper has left (finish). */
 #include "backend/linux/landlock.h"
+#include "core/path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,16 +27,10 @@
 
 enum { AHEAD_WAITING, AHEAD_OFFERED, AHEAD_CANCELLED };
 
-static bool within(const char *dir, const char *path) {
-  size_t n = strlen(dir);
-  if (n == 1 && dir[0] == '/') return path[0] == '/';
-  return strncmp(dir, path, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 static bool under_a_mount(const cordon_lx_plan *plan, const char *path) {
-  if (plan->private_proc && within("/proc", path)) return true;  /* a procfs of its own comes later */
+  if (plan->private_proc && cordon_path_within("/proc", path)) return true;  /* a procfs of its own comes later */
   for (size_t i = 0; i < plan->nmounts; i++)
-    if (within(plan->mounts[i].path, path)) return true;
+    if (cordon_path_within(plan->mounts[i].path, path)) return true;
   return false;
 }
 

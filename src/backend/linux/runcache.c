@@ -220,32 +220,25 @@ bool cordon_lx_runcache_accept(const char *key, const cordon_lx_run_entry *e, co
 }
 
 /* --- store ---------------------------------------------------------------------------------------- */
-/* `path` is `dir` or lies beneath it. */
-static bool within(const char *dir, const char *path) {
-  size_t n = strlen(dir);
-  if (n == 1 && dir[0] == '/') return path[0] == '/';
-  return strncmp(dir, path, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 /* Whether the sandbox this plan makes can modify nothing under `dir`: no Landlock rule grants modifying
  * it, or a read-only/hiding mask covers it and nothing mounted later makes part of it writable again. */
 static bool plan_protects(const cordon_lx_plan *p, const char *dir) {
   if (p->fs_unrestricted) return false;
   bool writable = false;
   for (size_t i = 0; i < p->nrules; i++)
-    if ((p->rules[i].access & CORDON_LX_MODIFY) && within(p->rules[i].path, dir)) writable = true;
+    if ((p->rules[i].access & CORDON_LX_MODIFY) && cordon_path_within(p->rules[i].path, dir)) writable = true;
   if (!writable) return true;
   size_t mask = p->nmounts;
   for (size_t i = 0; i < p->nmounts; i++) {
     const cordon_mount *m = &p->mounts[i];
-    if (within(m->path, dir) && (m->kind == CORDON_MOUNT_HIDE || (m->kind == CORDON_MOUNT_BIND && m->read_only)))
-      mask = i;
+    bool masks = m->kind == CORDON_MOUNT_HIDE || (m->kind == CORDON_MOUNT_BIND && m->read_only);
+    if (masks && cordon_path_within(m->path, dir)) mask = i;
   }
   if (mask == p->nmounts) return false;
   for (size_t i = mask + 1; i < p->nmounts; i++) {
     const cordon_mount *m = &p->mounts[i];
     bool writable_again = m->kind == CORDON_MOUNT_TMPFS || (m->kind == CORDON_MOUNT_BIND && !m->read_only);
-    if (writable_again && (within(m->path, dir) || within(dir, m->path))) return false;
+    if (writable_again && (cordon_path_within(m->path, dir) || cordon_path_within(dir, m->path))) return false;
   }
   return true;
 }
