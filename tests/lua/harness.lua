@@ -65,6 +65,19 @@ function t.tmpdir()
   return require("cordon.c.sys").realpath(p)
 end
 
+-- `seed` with 1..max_edits random bytes of `alphabet` replaced, inserted or removed (math.random: seed
+-- it first, so a failure can be replayed).
+function t.mutate(seed, alphabet, max_edits)
+  local bytes = { seed:byte(1, -1) }
+  for _ = 1, math.random(1, max_edits) do
+    local i = math.random(1, #bytes)
+    local r = math.random(1, 3)
+    local c = alphabet:byte(math.random(1, #alphabet))
+    if r == 1 then bytes[i] = c elseif r == 2 then table.insert(bytes, i, c) else table.remove(bytes, i) end
+  end
+  return string.char(table.unpack(bytes))
+end
+
 function t.finish()
   io.stdout:write(string.format("%d passed, %d failed\n", t.passed, t.failed))
   return t.failed == 0 and 0 or 1

@@ -272,14 +272,7 @@ t.test("mutated config files give values or a config_error, never a Lua error", 
   local alphabet = "[]{}:,-?!|>'\"#~ \n\ta_*/."
   math.randomseed(4242)
   for _ = 1, 3000 do
-    local bytes = { seed:byte(1, -1) }
-    for _ = 1, math.random(1, 5) do
-      local i = math.random(1, #bytes)
-      local r = math.random(1, 3)
-      local c = alphabet:byte(math.random(1, #alphabet))
-      if r == 1 then bytes[i] = c elseif r == 2 then table.insert(bytes, i, c) else table.remove(bytes, i) end
-    end
-    local text = string.char(table.unpack(bytes))
+    local text = t.mutate(seed, alphabet, 5)
     local ok, v, msg = pcall(config.parse, text, { file = "m.yaml", kind = "workdir", home = "/h", base = "/w" })
     t.ok(ok, "no Lua error for " .. string.format("%q", text) .. ": " .. tostring(v))
     if v == nil then t.ok(msg:find("^config_error: m%.yaml:%d+:%d+: "), msg) end

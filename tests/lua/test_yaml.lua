@@ -134,14 +134,7 @@ t.test("mutated documents give a node or a config_error, never a crash", functio
   local alphabet = "[]{}:,-?&*!|>'\"#%@` \n\t\0\xff\xc3"
   math.randomseed(20260302)
   for _ = 1, 3000 do
-    local bytes = { seed:byte(1, -1) }
-    for _ = 1, math.random(1, 6) do
-      local i = math.random(1, #bytes)
-      local r = math.random(1, 3)
-      local c = alphabet:byte(math.random(1, #alphabet))
-      if r == 1 then bytes[i] = c elseif r == 2 then table.insert(bytes, i, c) else table.remove(bytes, i) end
-    end
-    local text = string.char(table.unpack(bytes))
+    local text = t.mutate(seed, alphabet, 6)
     local n, msg, code = yaml.load(text, "m.yaml")
     if n == nil then
       t.eq(code, "config_error")
