@@ -161,11 +161,12 @@ cordon_regex *cordon_regex_new(const char *sbpl, char *err, size_t errcap) {
     free(re);
     return NULL;
   }
-  /* Stacked quantifiers make glibc's regcomp allocate without bound (lint_regex.h): refuse those
-   * before compiling, so a hostile profile costs an error, not the machine's memory. */
+  /* Stacked quantifiers make glibc's regcomp allocate without bound, and repeating what can match
+   * nothing makes it compute for seconds (lint_regex.h): refuse those before compiling, so a hostile
+   * profile costs an error, not the machine's memory or time. */
   if (cordon_lint_regex_copies(sbpl, CORDON_LINT_REGEX_MAX_COPIES + 1) > CORDON_LINT_REGEX_MAX_COPIES) {
-    snprintf(re->error, sizeof re->error, "too costly to compile (quantifiers multiply past %u copies)",
-             CORDON_LINT_REGEX_MAX_COPIES);
+    snprintf(re->error, sizeof re->error, "too costly to compile (quantifiers multiply past %u copies, or "
+             "repeat what can match nothing)", CORDON_LINT_REGEX_MAX_COPIES);
     if (err && errcap) snprintf(err, errcap, "%s", re->error);
     free(ere);
     return re;

@@ -29,6 +29,12 @@ static void stacked_quantifiers_multiply(void **state) {
   assert_true(ten < CORDON_LINT_REGEX_MAX_COPIES);
   assert_true(twenty > CORDON_LINT_REGEX_MAX_COPIES);
   assert_true(cordon_lint_regex_copies("((a{100}){100}){100}", CAP) == CAP); /* nested intervals */
+  /* repeating what can match nothing: few copies, but regcomp's epsilon closures take seconds */
+  assert_true(cordon_lint_regex_copies("^/e*+++++++++++", CAP) > CORDON_LINT_REGEX_MAX_COPIES);
+  assert_true(cordon_lint_regex_copies("^/(x*){1,100}", CAP) > CORDON_LINT_REGEX_MAX_COPIES);
+  assert_true(cordon_lint_regex_copies("^/(a|b*)++++++++", CAP) > CORDON_LINT_REGEX_MAX_COPIES);
+  assert_true(cordon_lint_regex_copies("^/a++++++++++", CAP) < CORDON_LINT_REGEX_MAX_COPIES); /* nothing empty */
+  assert_true(cordon_lint_regex_copies("^/([^/]*/)*(a?b?)+$", CAP) < 100);  /* what profiles write */
 }
 
 static void brackets_escapes_and_stray_braces_are_single_atoms(void **state) {
