@@ -155,6 +155,26 @@ bool lx_rules_add_path(lx_rules *rs, cordon_action a, unsigned classes, const ch
   return true;
 }
 
+bool lx_rules_add_rule(lx_rules *rs, cordon_action a, const unsigned char levels[LX_CLASSES],
+                       const cordon_filter *filter, const char *path, bool subtree, const char *source) {
+  if (!grow(rs)) return false;
+  lx_xrule *x = &rs->items[rs->count];
+  memset(x, 0, sizeof *x);
+  x->action = a;
+  memcpy(x->levels, levels, sizeof x->levels);
+  x->filter = filter;
+  x->subtree = subtree;
+  x->path = path ? strdup(path) : NULL;
+  x->source = strdup(source ? source : "");
+  if ((path && !x->path) || !x->source) {
+    free((char *)x->path);
+    free(x->source);
+    return false;
+  }
+  rs->count++;
+  return true;
+}
+
 bool lx_rules_add_default(lx_rules *rs, cordon_action a) {
   if (!grow(rs)) return false;
   lx_xrule *x = &rs->items[rs->count];

@@ -18,7 +18,7 @@
 #define LX_LEVELS 4   /* e.g. file-read-data, file-read*, file*, default */
 #define LX_FILE_CLASSES 5  /* CORDON_LX_READ … CORDON_LX_EXEC, by bit index: what lx_decide answers */
 #define LX_CONNECT 5       /* connecting to a unix socket path (network-outbound): lx_decide_connect */
-#define LX_CLASSES 6
+#define LX_CLASSES CORDON_LX_NCLASSES
 
 typedef struct {
   cordon_action action;
@@ -50,6 +50,10 @@ bool lx_rules_add_policy(lx_rules *rs, const cordon_policy *p);
 /* Appends a synthetic rule for `classes` on `path` (copied). */
 bool lx_rules_add_path(lx_rules *rs, cordon_action a, unsigned classes, const char *path, bool subtree,
                        const char *source);
+/* Appends a rule given by its parts (a gate rule, plan.h): `filter` is borrowed and must outlive the set;
+ * `path` and `source` are copied. */
+bool lx_rules_add_rule(lx_rules *rs, cordon_action a, const unsigned char levels[LX_CLASSES],
+                       const cordon_filter *filter, const char *path, bool subtree, const char *source);
 /* Appends an unfiltered rule on the default level of every class. The compiler starts with a deny: a
  * policy or profile that says nothing grants nothing (a later (allow default) still wins). */
 bool lx_rules_add_default(lx_rules *rs, cordon_action a);

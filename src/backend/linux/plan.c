@@ -41,6 +41,7 @@ static void free_notes(cordon_lx_note *n, size_t count) {
 void cordon_lx_plan_free(cordon_lx_plan *p) {
   if (!p) return;
   free(p->seccomp_bpf);
+  cordon_lx_plan_free_gate(p);
   for (size_t i = 0; i < p->nrules; i++) {
     free(p->rules[i].path);
     free(p->rules[i].source);

@@ -9,6 +9,7 @@
 #ifndef CORDON_LINUX_PLAN_H
 #define CORDON_LINUX_PLAN_H
 #include "core/buf.h"
+#include "sbpl/ir.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,6 +53,27 @@ typedef struct {
   char *reason;       /* one line for explain */
 } cordon_mount;
 
+/* A rule the gate decides with while the command runs (gate.h): one of the compiler's rules that names a
+ * write class (write, create, remove) or connecting to a unix socket, in policy order, its filter's
+ * parameters resolved. The gate evaluates them with the compiler's evaluator (eval.h) on the exact path
+ * an operation names, so regexes and protected names at any depth are decided as SBPL would. */
+#define CORDON_LX_NCLASSES 6  /* read, write, create, remove, exec, connect: eval.h's LX_CLASSES */
+typedef struct {
+  cordon_action action;
+  unsigned char levels[CORDON_LX_NCLASSES]; /* bit L: the rule names level L of that class's chain */
+  cordon_filter *filter;                     /* owned; NULL for a synthetic rule (path) or an unfiltered one */
+  char *path;                                /* synthetic rule: literal or subpath on this path */
+  bool subtree;
+  char *source;
+} cordon_lx_grule;
+
+/* Resource limits (limits.h): 0 means none. */
+typedef struct {
+  unsigned long long memory;  /* bytes: the run's memory (a cgroup's memory.max, else RLIMIT_AS per process) */
+  unsigned procs;             /* processes and threads of the run (pids.max, else RLIMIT_NPROC) */
+  unsigned cpu;               /* CPU seconds per process (RLIMIT_CPU) */
+} cordon_lx_limits;
+
 /* Something the plan could not express exactly; it always errs toward less access. */
 typedef struct {
   char *source;
@@ -74,6 +96,15 @@ typedef struct {
   bool scope_abstract_unix;  /* Landlock: no connecting to abstract unix sockets outside (ABI >= 6) */
   bool private_tmp;
   bool private_proc;         /* a PID namespace with its own procfs on /proc (pidns.h) */
+  /* the gate (gate.h): rules for writes and unix connects, and the git config keys a config written
+   * inside may add or change ("core.bare", "remote.*.url": '*' stands for one dotted part) */
+  cordon_lx_grule *grules;
+  size_t ngrules, grules_cap;
+  char **git_safe_keys;
+  size_t ngit_safe_keys;
+  cordon_lx_limits limits;
+  int *pass_fds;             /* descriptors above 2 the command keeps (--pass-fd); the rest are closed */
+  size_t npass_fds;
   /* what could not be expressed exactly, and paths skipped because they do not exist */
   cordon_lx_note *notes;
   size_t nnotes, notes_cap;
@@ -100,6 +131,15 @@ bool cordon_lx_plan_add_mount(cordon_lx_plan *p, const cordon_mount *m);
 bool cordon_lx_plan_note(cordon_lx_plan *p, const char *source, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 bool cordon_lx_plan_skip(cordon_lx_plan *p, const char *source, const char *path);
+/* Appends a gate rule; `filter` (may be NULL) is deep-copied with every parameter argument replaced by
+ * its value from `params` (name, value pairs), so the plan stands alone. False when out of memory or a
+ * parameter is unknown. */
+bool cordon_lx_plan_add_grule(cordon_lx_plan *p, cordon_action action, const unsigned char levels[CORDON_LX_NCLASSES],
+                              const cordon_filter *filter, const char *path, bool subtree, const char *source,
+                              const char *const *params, size_t nparams);
+bool cordon_lx_plan_add_git_safe_key(cordon_lx_plan *p, const char *key);
+/* Frees the gate's part (plan_gate.c); cordon_lx_plan_free calls it. */
+void cordon_lx_plan_free_gate(cordon_lx_plan *p);
 
 /* Rewrites sources of the form "<text_name>:LINE:COL" (rules parsed from one assembled text) into
  * "<fragment>:LINE:COL": section i of the text starts at names[i]'s ";; Source:" line, lines[i]. */
