@@ -80,35 +80,9 @@ void cordon_record_add(char call, const char *arg, const char *digest) {
   rec.items[rec.n++] = (cordon_rec_entry){call, a, d};
 }
 
-/* --- stat, placeholders seen as missing ---------------------------------------------------------------- */
-/* What the Linux backend creates for a missing protected path (src/backend/linux/placeholder.c) and another
- * run (or its cleaner) still holds a lock on: a directory with no subdirectory, mode 0700, or an empty
- * regular file, mode 0600, ours. Anything else at the path, or one nobody holds, is real. A directory's
- * files are not listed: every sandbox sees a placeholder read-only, so only the user can have put any
- * there, and taking it for missing then gives a plan with less access (the whole directory masked). */
-static bool live_placeholder(const char *path, const struct stat *st) {
-  bool dir = S_ISDIR(st->st_mode);
-  if (dir ? (st->st_mode & 07777) != 0700 || st->st_nlink != 2
-          : !S_ISREG(st->st_mode) || (st->st_mode & 07777) != 0600 || st->st_nlink != 1 || st->st_size != 0)
-    return false;
-  if (st->st_uid != geteuid()) return false;
-  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | (dir ? O_DIRECTORY : 0));
-  if (fd < 0) return false;
-  struct stat now;  /* what we locked is what was stat'ed, not a file put there since */
-  bool same = fstat(fd, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino;
-  bool held = same && flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-  bool live = held && (dir || now.st_size == 0);
-  close(fd);  /* closing drops the lock if we took it */
-  return live;
-}
-
+/* --- stat ------------------------------------------------------------------------------------------------ */
 int cordon_record_stat(const char *path, bool follow, struct stat *st) {
-  int rc = follow ? stat(path, st) : lstat(path, st);
-  if (rc == 0 && live_placeholder(path, st)) {
-    errno = ENOENT;
-    return -1;
-  }
-  return rc;
+  return follow ? stat(path, st) : lstat(path, st);
 }
 
 const char *cordon_record_getenv(const char *name) {
@@ -131,9 +105,9 @@ void cordon_record_stat_digest(int rc, int err, const struct stat *st, cordon_bu
   }
   cordon_buf_printf(out, "t%o u%u g%u d%llu i%llu", (unsigned)st->st_mode, (unsigned)st->st_uid, (unsigned)st->st_gid,
                     (unsigned long long)st->st_dev, (unsigned long long)st->st_ino);
-  /* A directory's size and mtime only say that its entries changed, which runs themselves do (placeholders
-   * come and go in the workdir and .git); what the Lua half learns about entries it learns through
-   * listdir or a stat of the entry, each recorded on its own. */
+  /* A directory's size and mtime only say that its entries changed, which runs themselves do (the
+   * command writes in the workdir); what the Lua half learns about entries it learns through listdir or
+   * a stat of the entry, each recorded on its own. */
   if (!S_ISDIR(st->st_mode))
     cordon_buf_printf(out, " s%lld m%lld.%09ld", (long long)st->st_size, (long long)st->st_mtim.tv_sec,
                       (long)st->st_mtim.tv_nsec);

@@ -57,11 +57,7 @@ const char *cordon_record_tainted(void);
 const char *cordon_record_key(void);
 const cordon_rec_entry *cordon_record_entries(size_t *count);
 
-/* stat (follow) or lstat, except that a *live placeholder* answers ENOENT: an empty directory (mode 0700)
- * or empty regular file (mode 0600, one link), ours, that another process holds a lock on — a missing
- * protected path a running (or just finished) sandbox masks, which its cleaner removes in a moment
- * (src/backend/linux/placeholder.c). Every fact cached runs depend on is taken through this, so
- * back-to-back runs see the same world. */
+/* stat (follow) or lstat: the one door through which every fact cached runs depend on is taken. */
 int cordon_record_stat(const char *path, bool follow, struct stat *st);
 
 /* getenv that records the answer when armed: for the C half's own reads of the environment (the

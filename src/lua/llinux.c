@@ -4,13 +4,14 @@
  *   compile(policy, profile, ctx, opts)       -> cordon.LinuxPlan
  *       policy: SBPL text, a cordon.Policy, or nil (profile only, plus cordon.protect.in_home, which an
  *       assembled policy carries itself); profile: cordon.Profile or table form;
- *       ctx: match context table; opts: { params = { {name, value}, … }, best_effort, private_tmp,
- *             private_proc }
+ *       ctx: match context table; opts: { params = { {name, value}, … }, best_effort, shared_tmp,
+ *             git_safe_keys = { "core.bare", … } }
  *   describe(assembled, opts)                 -> { text = "…", plan = <table> }  (cordon explain)
  *       assembled: cordon.assemble's result ({ text, params, profile, context })
  *   exec(plan, argv, env, cwd)                -> becomes the command; returns only on failure:
  *       nil, "code: msg", code (backend_not_available, sandbox_setup_failed, command_not_found, …)
- *   plan:describe() -> { lines… }   plan:to_table()   plan:json()   tostring(plan) */
+ *   plan:describe() -> { lines… }   plan:to_table()   plan:json()   tostring(plan)
+ *   plan:gate(path) -> { write, create, remove, connect }: what the gate decides there */
 #include "backend/linux/linux.h"
 #include "lua/lpolicy.h"
 #include "lua/lprofile.h"
@@ -117,7 +118,6 @@ static void push_plan_table(lua_State *L, const cordon_lx_plan *p) {
     setbool(L, "directory", m->is_dir);
     setbool(L, "read_only", m->read_only);
     setbool(L, "no_exec", m->no_exec);
-    setbool(L, "placeholder", m->placeholder);
     setstr(L, "source", m->source);
     setstr(L, "reason", m->reason);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
@@ -126,8 +126,7 @@ static void push_plan_table(lua_State *L, const cordon_lx_plan *p) {
   setstr(L, "network", p->network_restricted ? "restricted" : "enabled");
   setbool(L, "scope_signals", p->scope_signals);
   setbool(L, "scope_abstract_unix", p->scope_abstract_unix);
-  setbool(L, "private_tmp", p->private_tmp);
-  setbool(L, "private_proc", p->private_proc);
+  setbool(L, "shared_tmp", p->shared_tmp);
   lua_createtable(L, (int)p->nnotes, 0);
   for (size_t i = 0; i < p->nnotes; i++) {
     lua_newtable(L);
@@ -217,6 +216,33 @@ static const char **home_protected(lua_State *L) {
   return v;
 }
 
+/* opts[field], a list of strings, as a NULL-terminated array left on the stack (a userdata); the strings
+ * stay alive in opts. NULL when the field is absent. Not a string list: misuse, raised. */
+static const char *const *string_list(lua_State *L, int opts, const char *field) {
+  if (lua_getfield(L, opts, field) == LUA_TNIL) {
+    lua_pop(L, 1);
+    lua_pushnil(L);  /* keep the stack shape the same either way */
+    return NULL;
+  }
+  luaL_argexpected(L, lua_type(L, -1) == LUA_TTABLE, opts, "a list of strings in opts." "git_safe_keys");
+  int t = lua_gettop(L);
+  size_t n = (size_t)luaL_len(L, t);
+  const char **v = lua_newuserdatauv(L, (n + 1) * sizeof *v, 1);
+  lua_pushvalue(L, t);
+  lua_setiuservalue(L, -2, 1);  /* the userdata keeps the list (and its strings) alive */
+  for (size_t i = 0; i < n; i++) {
+    lua_rawgeti(L, t, (lua_Integer)i + 1);
+    size_t len;
+    const char *str = lua_tolstring(L, -1, &len);
+    if (lua_type(L, -1) != LUA_TSTRING || strlen(str) != len) luaL_error(L, "opts.%s[%d] must be a string without NUL", field, (int)i + 1);
+    v[i] = str;
+    lua_pop(L, 1);
+  }
+  v[n] = NULL;
+  lua_remove(L, t);
+  return v;
+}
+
 /* The shared body of compile and describe: policy at 1, profile at 2, ctx at 3, opts at 4. Pushes the
  * plan userdata, or the failure triple. */
 static int compile_at(lua_State *L, int pi, int pri, int ci, int oi, const cordon_params *extra) {
@@ -225,19 +251,18 @@ static int compile_at(lua_State *L, int pi, int pri, int ci, int oi, const cordo
   cordon_lua_checkctx(L, ci, &ctx);
   bool bare = lua_isnoneornil(L, pi);
   const char **home = bare ? home_protected(L) : NULL;  /* may raise: before anything is allocated */
-  bool best = false, ptmp = false, pproc = false;
+  cordon_lx_options o = {0};
   cordon_params ps = CORDON_PARAMS_INIT;
   for (size_t i = 0; extra && i < extra->count; i++) cordon_params_add(&ps, extra->items[i].name, extra->items[i].value);
   if (lua_type(L, oi) == LUA_TTABLE) {
     lua_getfield(L, oi, "best_effort");
-    best = lua_toboolean(L, -1);
-    lua_getfield(L, oi, "private_tmp");
-    ptmp = lua_toboolean(L, -1);
-    lua_getfield(L, oi, "private_proc");
-    pproc = lua_toboolean(L, -1);
+    o.best_effort = lua_toboolean(L, -1);
+    lua_getfield(L, oi, "shared_tmp");
+    o.shared_tmp = lua_toboolean(L, -1);
     lua_getfield(L, oi, "params");
     read_params(L, lua_gettop(L), &ps);
-    lua_pop(L, 4);
+    lua_pop(L, 3);
+    o.git_safe_keys = string_list(L, oi, "git_safe_keys");  /* left on the stack; strings live in opts */
   }
   plan_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->plan = NULL;
@@ -253,13 +278,12 @@ static int compile_at(lua_State *L, int pi, int pri, int ci, int oi, const cordo
       pairs[2 * i + 1] = ps.items[i].value;
     }
     cordon_lx_input in = {.policy = policy, .params = pairs, .nparams = ps.count, .profile = profile,
-                          .ctx = &ctx.ctx, .best_effort = best, .private_tmp = ptmp, .private_proc = pproc,
-                          .home_protected = home};
+                          .ctx = &ctx.ctx, .best_effort = o.best_effort, .shared_tmp = o.shared_tmp,
+                          .git_safe_keys = o.git_safe_keys, .home_protected = home};
     if (pairs) st = cordon_lx_compile(&in, &u->plan, &msg);
     free(pairs);
   } else {
-    unsigned privates = (ptmp ? CORDON_LX_PRIVATE_TMP : 0u) | (pproc ? CORDON_LX_PRIVATE_PROC : 0u);
-    st = cordon_lx_compile_text(luaL_checkstring(L, pi), &ps, profile, &ctx.ctx, best, privates, false, &u->plan, &msg);
+    st = cordon_lx_compile_text(luaL_checkstring(L, pi), &ps, profile, &ctx.ctx, &o, false, &u->plan, &msg);
   }
   cordon_params_free(&ps);
   if (st != CORDON_LX_OK) {
@@ -325,6 +349,8 @@ static int l_describe(lua_State *L) {
   lua_setfield(L, -2, "text");
   push_plan_table(L, u->plan);
   lua_setfield(L, -2, "plan");
+  lua_pushvalue(L, -2);
+  lua_setfield(L, -2, "object");  /* the cordon.LinuxPlan itself, for plan:gate() */
   return 1;
 }
 
@@ -374,8 +400,27 @@ static int l_exec(lua_State *L) {
   return cordon_lua_fail(L, cordon_lx_status_name(st), "%s", lua_tostring(L, -1));
 }
 
+/* plan:gate(path) -> { write =, create =, remove =, connect = }: what the gate would let a process inside
+ * do at `path` (an absolute path as seen inside), decided with the plan's own rules. */
+static int plan_gate(lua_State *L) {
+  plan_ud *u = checkplan(L, 1);
+  size_t len;
+  const char *path = luaL_checklstring(L, 2, &len);
+  if (strlen(path) != len || path[0] != '/') return luaL_argerror(L, 2, "an absolute path without NUL");
+  unsigned classes = 0;
+  bool connect = false;
+  if (!cordon_lx_plan_gate_decide(u->plan, path, false, &classes, &connect)) return luaL_error(L, "out of memory");
+  lua_newtable(L);
+  setbool(L, "write", classes & CORDON_LX_WRITE);
+  setbool(L, "create", classes & CORDON_LX_CREATE);
+  setbool(L, "remove", classes & CORDON_LX_REMOVE);
+  setbool(L, "connect", connect);
+  return 1;
+}
+
 static const luaL_Reg plan_methods[] = {
-    {"describe", plan_describe}, {"to_table", plan_to_table}, {"json", plan_json}, {NULL, NULL}};
+    {"describe", plan_describe}, {"to_table", plan_to_table}, {"json", plan_json}, {"gate", plan_gate},
+    {NULL, NULL}};
 static const luaL_Reg plan_meta[] = {
     {"__gc", plan_gc}, {"__close", plan_gc}, {"__tostring", plan_tostring}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {

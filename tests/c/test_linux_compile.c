@@ -1,6 +1,6 @@
 /* tests/c/test_linux_compile.c — the Linux compiler: policy IR + profile → Landlock rules and masks, the
- * approximations it reports (always toward less access), the kernel check's hints, and the rights
- * mapping. Works on a scratch tree under /var/tmp/cordon-tests; nothing is enforced here (tests/enforce/ does that). */
+ * approximations it reports (always toward less access), the view, the gate's rules, the kernel check's
+ * hints, and the rights mapping. Works on a scratch tree under /var/tmp/cordon-tests; nothing is enforced here (tests/enforce/ does that). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +17,8 @@
 
 #include "backend/linux/landlock.h"
 #include "backend/linux/linux.h"
+#include "backend/linux/runcache.h"
+#include "core/path.h"
 
 static char base[256], work[300], home[300];
 
@@ -106,6 +108,20 @@ static bool noted(const cordon_lx_plan *p, const char *source_part, const char *
   return false;
 }
 
+/* What the gate, with the plan's rules, decides for `path`: the write classes allowed there. */
+static unsigned gate_decides(const cordon_lx_plan *p, const char *path) {
+  unsigned got = 0;
+  assert_true(cordon_lx_plan_gate_decide(p, path, false, &got, NULL));
+  return got;
+}
+
+static bool gate_connects(const cordon_lx_plan *p, const char *path) {
+  unsigned got = 0;
+  bool ok = false;
+  assert_true(cordon_lx_plan_gate_decide(p, path, false, &got, &ok));
+  return ok;
+}
+
 static const char *at(const char *dir, const char *rel) {
   static char buf[4][512];
   static int k;
@@ -144,7 +160,8 @@ static void profile_alone_grants_only_what_it_lists(void **state) {
   (void)state;
   cordon_profile *p = profile(false, true, NULL, CORDON_NETWORK_RESTRICTED);
   cordon_lx_plan *plan = compile(NULL, p, NULL, 0);
-  assert_null(rule_at(plan, "/"));  /* nothing said about "/" grants nothing there */
+  /* nothing said about "/" grants nothing there: only the view's own listing rule sits on it */
+  assert_int_equal(rule_at(plan, "/")->access, CORDON_LX_LIST);
   const cordon_lx_rule *w = rule_at(plan, work);
   assert_non_null(w);
   assert_int_equal(w->access, CORDON_LX_ALL);
@@ -166,40 +183,33 @@ static void a_denied_secret_inside_a_readable_tree_is_hidden(void **state) {
   assert_non_null(m);
   assert_int_equal(m->kind, CORDON_MOUNT_HIDE);
   assert_true(m->is_dir);
-  assert_false(m->placeholder);
   assert_non_null(strstr(m->source, "profile: deny"));
   cordon_lx_plan_free(plan), cordon_profile_free(p);
 }
 
-static void protected_git_paths_become_read_only_binds_and_their_ancestor_is_pinned(void **state) {
+static void protected_names_are_the_gates_and_no_mount_covers_them(void **state) {
   (void)state;
   cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
   cordon_lx_plan *plan = compile(NULL, p, NULL, 0);
-  const cordon_mount *hooks = mount_at(plan, at(work, ".git/hooks")), *cfg = mount_at(plan, at(work, ".git/config"));
-  assert_non_null(hooks);
-  assert_non_null(cfg);
-  assert_int_equal(hooks->kind, CORDON_MOUNT_BIND);
-  assert_true(hooks->read_only && cfg->read_only);
-  assert_false(cfg->is_dir);
-  const cordon_mount *pin = mount_at(plan, at(work, ".git"));  /* mv .git elsewhere would shed the masks */
-  assert_non_null(pin);
-  assert_false(pin->read_only);  /* git commit still writes objects, index and refs */
-  /* outer mounts come first */
-  assert_true(pin < hooks && pin < cfg);
+  assert_null(mount_at(plan, at(work, ".git/hooks")));  /* git's layout rules are the gate's (gate/git.c) */
+  assert_null(mount_at(plan, at(work, ".git")));
+  assert_false(gate_decides(plan, at(work, ".agents/skill.md")) & CORDON_LX_CREATE);
+  assert_false(gate_decides(plan, at(work, ".cordon.yaml")) & CORDON_LX_WRITE);
+  assert_true(gate_decides(plan, at(work, "src/a.c")) & CORDON_LX_WRITE);
+  assert_true(gate_decides(plan, at(work, "new.txt")) & CORDON_LX_CREATE);
   cordon_lx_plan_free(plan), cordon_profile_free(p);
 }
 
-static void a_missing_protected_path_is_masked_at_its_first_missing_component(void **state) {
+static void a_missing_protected_path_leaves_nothing_on_the_host_and_the_gate_refuses_it(void **state) {
   (void)state;
   char moved[600];
   snprintf(moved, sizeof moved, "%s.away", at(work, ".git"));
   assert_int_equal(rename(at(work, ".git"), moved), 0);
   cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
   cordon_lx_plan *plan = compile(NULL, p, NULL, 0);
-  const cordon_mount *m = mount_at(plan, at(work, ".git"));
-  assert_non_null(m);
-  assert_true(m->placeholder && m->is_dir && m->read_only);
-  assert_null(mount_at(plan, at(work, ".git/hooks")));
+  for (size_t i = 0; i < plan->nmounts; i++) assert_false(cordon_path_within(work, plan->mounts[i].path) &&
+                                                           strcmp(plan->mounts[i].path, work) != 0);
+  assert_false(gate_decides(plan, at(work, ".codex")) & CORDON_LX_CREATE);  /* .codex does not exist */
   cordon_lx_plan_free(plan);
   cordon_profile_free(p);
   assert_int_equal(rename(moved, at(work, ".git")), 0);
@@ -228,16 +238,94 @@ static void policy_literals_grant_files_and_subpaths_grant_trees_with_their_sour
   cordon_lx_plan_free(plan), cordon_policy_free(pol), cordon_profile_free(p);
 }
 
-static void a_literal_on_a_directory_is_not_granted_because_landlock_would_grant_its_subtree(void **state) {
+static void a_literal_on_a_directory_is_a_listing_view_and_the_view_is_listable(void **state) {
   (void)state;
   cordon_profile *p = profile(false, false, NULL, CORDON_NETWORK_ENABLED);
   cordon_policy *pol = cordon_policy_new();
   ir_rule(pol, CORDON_DENY, "default", NULL, NULL, false, 1);
   ir_rule(pol, CORDON_ALLOW, "file-read*", "literal", home, false, 2);
+  ir_rule(pol, CORDON_ALLOW, "file-read*", "subpath", at(home, "docs"), false, 3);
   cordon_lx_plan *plan = compile(pol, p, NULL, 0);
-  assert_null(rule_at(plan, home));
-  assert_true(noted(plan, "policy", "literal rule"));
+  assert_null(rule_at(plan, home));  /* Landlock rights on it would reach its whole subtree */
+  const cordon_mount *v = mount_at(plan, home), *d = mount_at(plan, at(home, "docs"));
+  assert_non_null(v);
+  assert_int_equal(v->kind, CORDON_MOUNT_VIEW);
+  assert_string_equal(v->source, "t.sb:2:1");
+  assert_non_null(d);
+  assert_int_equal(d->kind, CORDON_MOUNT_BIND);
+  assert_true(d->read_only);
+  assert_true(v < d);  /* the view's stubs first, the grant bound on its stub */
+  assert_null(mount_at(plan, at(home, ".ssh")));  /* an empty stub in the view: nothing beneath it is reachable */
+  const cordon_lx_rule *list = rule_at(plan, "/");
+  assert_non_null(list);
+  assert_int_equal(list->access, CORDON_LX_LIST);
   cordon_lx_plan_free(plan), cordon_policy_free(pol), cordon_profile_free(p);
+}
+
+static void a_directory_bound_for_exec_alone_keeps_the_view_unlistable(void **state) {
+  (void)state;
+  cordon_profile *p = profile(false, false, NULL, CORDON_NETWORK_ENABLED);
+  cordon_policy *pol = cordon_policy_new();
+  ir_rule(pol, CORDON_DENY, "default", NULL, NULL, false, 1);
+  ir_rule(pol, CORDON_ALLOW, "process-exec*", "subpath", at(home, "docs"), false, 2);
+  cordon_lx_plan *plan = compile(pol, p, NULL, 0);
+  assert_non_null(mount_at(plan, at(home, "docs")));
+  assert_null(rule_at(plan, "/"));  /* listing the view would reach into what may not be read */
+  assert_true(noted(plan, "policy", "listing directories is not granted"));
+  cordon_lx_plan_free(plan), cordon_policy_free(pol), cordon_profile_free(p);
+}
+
+static void the_runs_own_proc_dev_and_tmp_replace_the_hosts(void **state) {
+  (void)state;
+  cordon_profile *p = profile(false, true, NULL, CORDON_NETWORK_RESTRICTED);
+  cordon_profile_entry t = {NULL, CORDON_SPECIAL_SLASH_TMP, CORDON_ACCESS_WRITE, CORDON_ENTRY_SUBTREE};
+  assert_int_equal(cordon_profile_add_entry(p, &t), CORDON_PROFILE_OK);
+  ctx.slash_tmp = "/tmp";
+  cordon_lx_plan *plan = compile(NULL, p, NULL, 0);
+  assert_int_equal(mount_at(plan, "/proc")->kind, CORDON_MOUNT_PROC);
+  assert_int_equal(mount_at(plan, "/dev")->kind, CORDON_MOUNT_DEV);
+  assert_int_equal(mount_at(plan, "/dev/shm")->kind, CORDON_MOUNT_TMPFS);
+  assert_int_equal(mount_at(plan, "/tmp")->kind, CORDON_MOUNT_TMPFS);
+  assert_null(mount_at(plan, "/dev/null"));  /* the run's /dev binds its own: never the host's list */
+  assert_null(mount_at(plan, "/dev/pts"));
+  assert_true(rule_at(plan, "/proc")->access & CORDON_LX_READ);  /* its procfs, readable whole */
+  assert_true(rule_at(plan, "/dev/shm")->access & CORDON_LX_CREATE);
+  assert_false(plan->shared_tmp);
+  cordon_lx_plan_free(plan);
+  cordon_lx_input in = {.profile = p, .ctx = &ctx, .shared_tmp = true};
+  cordon_buf msg = CORDON_BUF_INIT;
+  assert_int_equal(cordon_lx_compile(&in, &plan, &msg), CORDON_LX_OK);
+  assert_int_equal(mount_at(plan, "/tmp")->kind, CORDON_MOUNT_BIND);  /* the host's, as the profile grants it */
+  assert_false(mount_at(plan, "/tmp")->read_only);
+  assert_true(plan->shared_tmp);
+  cordon_lx_plan_free(plan);
+  cordon_buf_free(&msg);
+  cordon_profile_free(p);
+  ctx.slash_tmp = NULL;
+}
+
+static void under_the_runs_own_tmp_only_what_an_allow_names_comes_from_the_host(void **state) {
+  (void)state;
+  char dir[] = "/tmp/cordon-lxc-XXXXXX", sub[] = "/tmp/cordon-lxc-other-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  assert_non_null(mkdtemp(sub));
+  cordon_profile *p = profile(false, true, NULL, CORDON_NETWORK_RESTRICTED);
+  cordon_profile_entry t = {NULL, CORDON_SPECIAL_SLASH_TMP, CORDON_ACCESS_WRITE, CORDON_ENTRY_SUBTREE};
+  assert_int_equal(cordon_profile_add_entry(p, &t), CORDON_PROFILE_OK);
+  roots[0] = dir;  /* a workdir under /tmp */
+  ctx.slash_tmp = "/tmp";
+  cordon_policy *pol = cordon_policy_new();
+  ir_rule(pol, CORDON_DENY, "file-read*", "subpath", sub, false, 4);  /* named by a deny only */
+  cordon_lx_plan *plan = compile(pol, p, NULL, 0);
+  const cordon_mount *w = mount_at(plan, dir);
+  assert_non_null(w);
+  assert_int_equal(w->kind, CORDON_MOUNT_BIND);
+  assert_false(w->read_only);
+  assert_null(mount_at(plan, sub));
+  cordon_lx_plan_free(plan), cordon_policy_free(pol), cordon_profile_free(p);
+  rmdir(sub), rmdir(dir);
+  roots[0] = work;
+  ctx.slash_tmp = NULL;
 }
 
 static void an_allow_regex_is_dropped_and_reported_with_its_source(void **state) {
@@ -274,21 +362,24 @@ static void a_deny_regex_inside_an_allowed_tree_errs_toward_less_access(void **s
   cordon_lx_plan_free(plan), cordon_policy_free(pol), cordon_profile_free(p);
 }
 
-static void a_protected_metadata_regex_becomes_masks_instead_of_a_read_only_workdir(void **state) {
+static void a_write_deny_regex_is_decided_by_the_gate_and_the_workdir_stays_writable(void **state) {
   (void)state;
   cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
   cordon_policy *pol = cordon_policy_new();
   ir_rule(pol, CORDON_DENY, "default", NULL, NULL, false, 1);
   char re[600];
-  snprintf(re, sizeof re, "^%s(/.*)?/\\.git(/.*)?$", re_quote(work));
+  snprintf(re, sizeof re, "^%s(/.*)?/\\.git/hooks(/|$)", re_quote(work));
   ir_rule(pol, CORDON_DENY, "file-write*", "regex", re, false, 9);
   cordon_lx_plan *plan = compile(pol, p, NULL, 0);
   const cordon_lx_rule *w = rule_at(plan, work);
   assert_non_null(w);
-  assert_true(w->access & CORDON_LX_WRITE);
-  assert_null(mount_at(plan, work) ? (mount_at(plan, work)->read_only ? work : NULL) : NULL);
-  assert_non_null(mount_at(plan, at(work, ".git/hooks")));
-  assert_true(noted(plan, "t.sb:9:1", "protected-metadata"));
+  assert_true(w->access & CORDON_LX_WRITE);  /* Landlock bounds writes from above */
+  assert_false(mount_at(plan, work)->read_only);
+  assert_null(mount_at(plan, at(work, ".git/hooks")));
+  /* the gate decides exactly, at any depth */
+  assert_false(gate_decides(plan, at(work, "vendor/lib/.git/hooks/pre-commit")) & CORDON_LX_CREATE);
+  assert_false(gate_decides(plan, at(work, ".git/hooks")) & CORDON_LX_WRITE);
+  assert_true(gate_decides(plan, at(work, "vendor/lib/.git/index")) & CORDON_LX_WRITE);
   cordon_lx_plan_free(plan), cordon_policy_free(pol), cordon_profile_free(p);
 }
 
@@ -302,21 +393,6 @@ static void an_unrestricted_filesystem_has_no_landlock_rules(void **state) {
   assert_int_equal(plan->nmounts, 0);
   assert_true(plan->network_restricted);
   cordon_lx_plan_free(plan), cordon_profile_free(p);
-}
-
-static void private_tmp_mounts_a_fresh_tmpfs_on_tmp(void **state) {
-  (void)state;
-  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
-  cordon_lx_input in = {.profile = p, .ctx = &ctx, .private_tmp = true};
-  cordon_lx_plan *plan = NULL;
-  cordon_buf msg = CORDON_BUF_INIT;
-  assert_int_equal(cordon_lx_compile(&in, &plan, &msg), CORDON_LX_OK);
-  const cordon_mount *m = mount_at(plan, "/tmp");
-  assert_non_null(m);
-  assert_int_equal(m->kind, CORDON_MOUNT_TMPFS);
-  cordon_lx_plan_free(plan);
-  cordon_buf_free(&msg);
-  cordon_profile_free(p);
 }
 
 static void disabled_profiles_are_refused(void **state) {
@@ -400,7 +476,7 @@ static size_t count_json(const char *dir, char *last, size_t cap) {
 static char *cached_json(cordon_profile *p) {
   cordon_lx_plan *plan = NULL;
   cordon_buf msg = CORDON_BUF_INIT;
-  assert_int_equal(cordon_lx_compile_cached(NULL, NULL, p, &ctx, false, false, &plan, &msg), CORDON_LX_OK);
+  assert_int_equal(cordon_lx_compile_cached(NULL, NULL, p, &ctx, NULL, &plan, &msg), CORDON_LX_OK);
   char *json = cordon_lx_plan_to_json(plan);
   cordon_lx_plan_free(plan);
   cordon_buf_free(&msg);
@@ -413,22 +489,22 @@ static void a_cached_plan_is_reused_only_while_the_disk_agrees(void **state) {
   snprintf(cache, sizeof cache, "%s/xdg", base);
   snprintf(plans, sizeof plans, "%s/cordon/linux-plans", cache);
   setenv("XDG_CACHE_HOME", cache, 1);
-  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
+  cordon_profile *p = profile(true, true, at(home, ".aws"), CORDON_NETWORK_RESTRICTED);
   char *first = cached_json(p);
   assert_int_equal(count_json(plans, name, sizeof name), 1);
   char *second = cached_json(p);
   assert_string_equal(first, second);
-  assert_non_null(strstr(first, "\"placeholder\":true"));  /* .agents and friends are missing */
-  put("w/.agents", true);  /* the disk changes: the plan must follow */
+  assert_null(strstr(first, "\"kind\":\"hide\""));  /* ~/.aws is missing: nothing to hide */
+  put("h/.aws", true);  /* the disk changes: the plan must follow */
   char *third = cached_json(p);
   assert_string_not_equal(first, third);
   cordon_lx_plan *now = compile(NULL, p, NULL, 0);
-  const cordon_mount *agents = mount_at(now, at(work, ".agents"));
-  assert_non_null(agents);
-  assert_false(agents->placeholder);  /* it exists now: a plain read-only bind */
+  const cordon_mount *aws = mount_at(now, at(home, ".aws"));
+  assert_non_null(aws);
+  assert_int_equal(aws->kind, CORDON_MOUNT_HIDE);
   cordon_lx_plan_free(now);
   char path[800];
-  snprintf(path, sizeof path, "%s/.agents", work);
+  snprintf(path, sizeof path, "%s/.aws", home);
   rmdir(path);
   free(first), free(second), free(third);
   cordon_profile_free(p);
@@ -462,19 +538,18 @@ static void a_cache_file_others_could_write_is_ignored(void **state) {
   unsetenv("XDG_CACHE_HOME");
 }
 
-static void write_allowed_again_inside_a_read_only_mask_gets_a_writable_bind(void **state) {
+static void a_write_denied_inside_a_writable_tree_is_the_gates_and_allowed_again_deeper_too(void **state) {
   (void)state;
   cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
   cordon_policy *pol = cordon_policy_new();
   ir_rule(pol, CORDON_DENY, "file-write*", "subpath", at(work, "src"), false, 4);
   ir_rule(pol, CORDON_ALLOW, "file-write*", "literal", at(work, "src/a.c"), false, 5);
   cordon_lx_plan *plan = compile(pol, p, NULL, 0);
-  const cordon_mount *ro = mount_at(plan, at(work, "src")), *rw = mount_at(plan, at(work, "src/a.c"));
-  assert_non_null(ro);
-  assert_non_null(rw);
-  assert_true(ro->read_only);
-  assert_false(rw->read_only);
-  assert_true(ro < rw);  /* the outer mask first, so the recursive bind keeps the inner one */
+  assert_null(mount_at(plan, at(work, "src")));
+  assert_null(mount_at(plan, at(work, "src/a.c")));
+  assert_false(gate_decides(plan, at(work, "src/b.c")) & CORDON_LX_WRITE);
+  assert_false(gate_decides(plan, at(work, "src/new")) & CORDON_LX_CREATE);
+  assert_true(gate_decides(plan, at(work, "src/a.c")) & CORDON_LX_WRITE);
   cordon_lx_plan_free(plan), cordon_policy_free(pol), cordon_profile_free(p);
 }
 
@@ -511,7 +586,7 @@ static cordon_lx_plan *compile_sbpl(const char *text, cordon_profile *p, const c
   assert_true(cordon_params_add(&ps, "SOCK", sock));
   cordon_lx_plan *plan = NULL;
   cordon_buf msg = CORDON_BUF_INIT;
-  cordon_lx_status st = cordon_lx_compile_text(text, &ps, p, &ctx, false, false, false, &plan, &msg);
+  cordon_lx_status st = cordon_lx_compile_text(text, &ps, p, &ctx, NULL, false, &plan, &msg);
   if (st != CORDON_LX_OK) fail_msg("compile: %s: %s", cordon_lx_status_name(st), msg.data ? msg.data : "");
   cordon_buf_free(&msg);
   cordon_params_free(&ps);
@@ -521,60 +596,44 @@ static cordon_lx_plan *compile_sbpl(const char *text, cordon_profile *p, const c
 #define DENY_SOCK "(deny network-outbound (remote unix-socket (path-literal (param \"SOCK\"))))\n"
 #define ALLOW_SOCK "(allow network-outbound (remote unix-socket (path-literal (param \"SOCK\"))))\n"
 
-static void a_socket_the_policy_denies_connecting_to_is_hidden_with_the_rule_as_its_source(void **state) {
+static void a_socket_the_policy_names_in_an_allow_is_bound_into_the_view(void **state) {
   (void)state;
   const char *sock = bind_socket("agent.sock");
-  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_ENABLED);
-  /* the network-enabled profile section's unfiltered allow comes later and still loses: filtered first */
-  cordon_lx_plan *plan = compile_sbpl("(version 1)\n(allow default)\n" DENY_SOCK
-                                      "(allow network-outbound network-inbound)\n", p, sock);
+  cordon_profile *p = profile(false, true, NULL, CORDON_NETWORK_ENABLED);
+  cordon_lx_plan *plan = compile_sbpl("(version 1)\n(deny default)\n" DENY_SOCK ALLOW_SOCK, p, sock);
   const cordon_mount *m = mount_at(plan, sock);
   assert_non_null(m);
-  assert_int_equal(m->kind, CORDON_MOUNT_HIDE);
-  assert_string_equal(m->source, "policy:3:1");
+  assert_int_equal(m->kind, CORDON_MOUNT_BIND);
+  assert_false(m->is_dir);
+  assert_string_equal(m->source, "policy:4:1");
+  assert_true(gate_connects(plan, sock));  /* the integration, later, wins (docker.sb after the core deny) */
   cordon_lx_plan_free(plan);
-  /* inside require-any, and on network* rather than network-outbound */
-  plan = compile_sbpl("(version 1)\n(allow default)\n(deny network* (require-any (remote unix-socket (path-literal "
-                      "\"/nonexistent/x.sock\")) (remote unix-socket (path-literal (param \"SOCK\")))))\n", p, sock);
-  assert_non_null(mount_at(plan, sock));
+  /* a later deny wins: the socket is neither in the view nor connectable */
+  plan = compile_sbpl("(version 1)\n(deny default)\n" ALLOW_SOCK DENY_SOCK, p, sock);
+  assert_null(mount_at(plan, sock));
+  assert_false(gate_connects(plan, sock));
   cordon_lx_plan_free(plan);
   cordon_profile_free(p);
   unlink(sock);
 }
 
-static void a_later_allow_reopens_a_denied_socket_and_an_earlier_one_does_not(void **state) {
+static void the_gate_decides_connects_in_the_policys_order_and_nothing_else_names_a_socket(void **state) {
   (void)state;
   const char *sock = bind_socket("runtime.sock");
   cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_ENABLED);
-  cordon_lx_plan *plan = compile_sbpl("(version 1)\n(allow default)\n" DENY_SOCK ALLOW_SOCK, p, sock);
-  assert_null(mount_at(plan, sock));  /* the integration, later, wins (docker.sb after the core deny) */
-  cordon_lx_plan_free(plan);
-  plan = compile_sbpl("(version 1)\n(allow default)\n" ALLOW_SOCK DENY_SOCK, p, sock);
-  assert_non_null(mount_at(plan, sock));
+  /* inside require-any, and on network* rather than network-outbound */
+  cordon_lx_plan *plan = compile_sbpl("(version 1)\n(allow default)\n(deny network* (require-any (remote unix-socket "
+                                      "(path-literal \"/nonexistent/x.sock\")) (remote unix-socket (path-literal "
+                                      "(param \"SOCK\")))))\n", p, sock);
+  assert_false(gate_connects(plan, sock));
+  assert_null(mount_at(plan, sock));  /* in a tree bound whole: already in the view */
   cordon_lx_plan_free(plan);
   /* a connect allow on another path, or a file allow on this one, reopens nothing */
   plan = compile_sbpl("(version 1)\n(allow default)\n" DENY_SOCK "(allow network-outbound (remote unix-socket "
                       "(path-literal \"/elsewhere.sock\")))\n(allow file-read* (literal (param \"SOCK\")))\n", p, sock);
-  assert_non_null(mount_at(plan, sock));
+  assert_false(gate_connects(plan, sock));
   cordon_lx_plan_free(plan);
-  cordon_profile_free(p);
-  unlink(sock);
-}
-
-static void only_an_existing_socket_is_masked_and_no_built_in_list_masks_one(void **state) {
-  (void)state;
-  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_ENABLED);
-  char file[400];
-  snprintf(file, sizeof file, "%s/not-a.sock", base);
-  FILE *f = fopen(file, "w");
-  assert_non_null(f);
-  fclose(f);
-  cordon_lx_plan *plan = compile_sbpl("(version 1)\n(allow default)\n" DENY_SOCK, p, file);
-  assert_null(mount_at(plan, file));  /* a regular file is the file rules' business */
-  cordon_lx_plan_free(plan);
-  unlink(file);
-  /* $SSH_AUTH_SOCK alone masks nothing: which sockets matter is the policy's (ssh-agent-default-deny.sb) */
-  const char *sock = bind_socket("agent2.sock");
+  /* $SSH_AUTH_SOCK alone names nothing: which sockets matter is the policy's (ssh-agent-default-deny.sb) */
   setenv("SSH_AUTH_SOCK", sock, 1);
   plan = compile(NULL, p, NULL, 0);
   assert_null(mount_at(plan, sock));
@@ -584,7 +643,7 @@ static void only_an_existing_socket_is_masked_and_no_built_in_list_masks_one(voi
   unlink(sock);
 }
 
-static void start_up_files_given_with_the_input_are_read_only_in_a_writable_home(void **state) {
+static void start_up_files_given_with_the_input_are_the_gates_in_a_writable_home(void **state) {
   (void)state;
   put("w/h", true), put("w/h/.bashrc", false), put("w/h/.config", true), put("w/h/.config/fish", true);
   cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
@@ -596,16 +655,16 @@ static void start_up_files_given_with_the_input_are_read_only_in_a_writable_home
   cordon_lx_plan *plan = NULL;
   cordon_buf msg = CORDON_BUF_INIT;
   assert_int_equal(cordon_lx_compile(&in, &plan, &msg), CORDON_LX_OK);
-  const cordon_mount *rc = mount_at(plan, at(inner, ".bashrc")), *fish = mount_at(plan, at(inner, ".config/fish"));
-  assert_non_null(rc);
-  assert_non_null(fish);
-  assert_true(rc->read_only && fish->read_only && fish->is_dir);
-  assert_non_null(strstr(rc->source, "start-up file .bashrc"));
+  assert_null(mount_at(plan, at(inner, ".bashrc")));
+  assert_false(gate_decides(plan, at(inner, ".bashrc")) & CORDON_LX_WRITE);
+  assert_false(gate_decides(plan, at(inner, ".config/fish/config.fish")) & CORDON_LX_CREATE);
+  assert_false(gate_decides(plan, at(inner, ".profile")) & 0u);  /* not listed: the list decides, not this file */
+  assert_true(gate_decides(plan, at(inner, ".profile")) & CORDON_LX_WRITE);
   cordon_lx_plan_free(plan);
-  /* nothing given, nothing masked: the list lives in lua/cordon/protect.lua, not here */
+  /* nothing given, nothing denied: the list lives in lua/cordon/protect.lua, not here */
   in.home_protected = NULL;
   assert_int_equal(cordon_lx_compile(&in, &plan, &msg), CORDON_LX_OK);
-  assert_null(mount_at(plan, at(inner, ".bashrc")));
+  assert_true(gate_decides(plan, at(inner, ".bashrc")) & CORDON_LX_WRITE);
   cordon_lx_plan_free(plan);
   cordon_buf_free(&msg);
   cordon_profile_free(p);
@@ -615,48 +674,42 @@ static void start_up_files_given_with_the_input_are_read_only_in_a_writable_home
   ctx.home = home;
 }
 
-/* git dies on a directory at ~/.gitconfig ("Is a directory"); git add -A commits an empty file but skips
- * an empty directory: a file placeholder only for a one-file protection outside any git work tree. */
-static void a_missing_protected_file_gets_a_file_placeholder_unless_inside_a_git_work_tree(void **state) {
+static void a_plan_and_its_gate_rules_survive_a_run_cache_entry(void **state) {
   (void)state;
-  put("t", true), put("t/h", true), put("t/h/.config", true);
-  char top[300], h[400];
-  snprintf(top, sizeof top, "%s/t", base);
-  snprintf(h, sizeof h, "%s/h", top);
-  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
-  roots[0] = h;  /* HOME is the workdir (cordon run --workdir ~) */
-  ctx = (cordon_profile_ctx){h, roots, 1, NULL, h, NULL};
-  static const char *const listed[] = {"literal", ".gitconfig", "literal", ".config/git/config",
-                                       "subpath", ".config/fish", NULL};
-  cordon_lx_input in = {.profile = p, .ctx = &ctx, .home_protected = listed, .record = true};
-  cordon_lx_plan *plan = NULL;
-  cordon_buf msg = CORDON_BUF_INIT;
-  for (int in_repo = 0; in_repo < 2; in_repo++) {
-    if (in_repo) put("t/.git", true);  /* an ancestor of HOME is a git work tree */
-    assert_int_equal(cordon_lx_compile(&in, &plan, &msg), CORDON_LX_OK);
-    const cordon_mount *gc = mount_at(plan, at(h, ".gitconfig")), *git = mount_at(plan, at(h, ".config/git"));
-    const cordon_mount *fish = mount_at(plan, at(h, ".config/fish")), *cordon = mount_at(plan, at(h, ".cordon"));
-    assert_non_null(gc), assert_non_null(git), assert_non_null(fish), assert_non_null(cordon);
-    assert_true(gc->placeholder && gc->read_only && gc->kind == CORDON_MOUNT_BIND);
-    assert_int_equal(gc->is_dir, in_repo);
-    assert_non_null(strstr(gc->reason, in_repo ? "directory placeholder" : "file placeholder"));
-    assert_true(git->placeholder && git->is_dir);          /* the first missing component is an ancestor */
-    assert_null(mount_at(plan, at(h, ".config/git/config")));
-    assert_true(fish->placeholder && fish->is_dir);        /* a subtree is protected */
-    assert_true(cordon->placeholder && cordon->is_dir);
-    assert_int_equal(mount_at(plan, at(h, ".cordon.yaml"))->is_dir, in_repo);  /* a literal of the profile too */
-    bool observed = false;  /* the run cache must see a repository appear */
-    for (size_t i = 0; i < plan->nobs; i++) observed = observed || strcmp(plan->obs_paths[i], at(top, ".git")) == 0;
-    assert_true(observed);
-    cordon_lx_plan_free(plan);
-  }
-  cordon_buf_free(&msg);
-  cordon_profile_free(p);
-  char cmd[400];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
-  assert_int_equal(system(cmd), 0);
-  roots[0] = work;
-  ctx.home = home;
+  cordon_profile *p = profile(true, true, at(home, ".ssh"), CORDON_NETWORK_RESTRICTED);
+  cordon_policy *pol = cordon_policy_new();
+  char re[600];
+  snprintf(re, sizeof re, "^%s/(.*/)?secret$", re_quote(work));
+  ir_rule(pol, CORDON_DENY, "file-write*", "regex", re, false, 3);
+  cordon_lx_plan *plan = compile(pol, p, NULL, 0);
+  assert_true(cordon_lx_plan_add_git_safe_key(plan, "remote.*.url"));
+  plan->limits = (cordon_lx_limits){.memory = 2ull << 30, .procs = 512, .cpu = 60};
+  static char *argv[] = {"true", NULL}, *env[] = {"A=b", NULL};
+  cordon_lx_run_entry e = {.key = "k", .calls = "", .obs_kinds = "", .argv = argv, .env = env, .cwd = "/", .plan = plan};
+  cordon_buf bytes = CORDON_BUF_INIT;
+  cordon_lx_runcache_encode(&e, &bytes);
+  cordon_lx_run_entry back;
+  const char *why = NULL;
+  assert_true(cordon_lx_runcache_parse(bytes.data, bytes.len, "k", &back, &why));
+  assert_int_equal(back.plan->ngrules, 0);  /* undecoded until init wants them */
+  assert_true(cordon_lx_plan_has_gate(back.plan));
+  assert_true(cordon_lx_plan_gate_decode(back.plan));
+  cordon_buf a = CORDON_BUF_INIT, b = CORDON_BUF_INIT;
+  cordon_lx_plan_describe(plan, &a);
+  cordon_lx_plan_describe(back.plan, &b);
+  char *notes = strstr(a.data, "\napproximation:");  /* explain-only parts are not kept */
+  if (notes) notes[1] = '\0';
+  notes = strstr(a.data, "\nskipped");
+  if (notes) notes[1] = '\0';
+  assert_string_equal(a.data, b.data);
+  assert_false(gate_decides(back.plan, at(work, "a/b/secret")) & CORDON_LX_WRITE);
+  assert_true(gate_decides(back.plan, at(work, "a/b/open")) & CORDON_LX_WRITE);
+  assert_int_equal(back.plan->limits.procs, 512);
+  assert_int_equal(back.plan->ngit_safe_keys, 1);
+  cordon_buf_free(&a), cordon_buf_free(&b), cordon_buf_free(&bytes);
+  back.plan->record = false;
+  cordon_lx_run_entry_free(&back);
+  cordon_lx_plan_free(plan), cordon_policy_free(pol), cordon_profile_free(p);
 }
 
 static void the_cache_keeps_at_most_64_plans_evicting_the_least_recently_used(void **state) {
@@ -688,9 +741,8 @@ static void every_plan_denies_writing_the_plan_cache(void **state) {
   mkdir(root, 0700);
   cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
   cordon_lx_plan *plan = compile(NULL, p, NULL, 0);
-  const cordon_mount *m = mount_at(plan, root);
-  assert_non_null(m);
-  assert_true(m->read_only);
+  assert_true(cordon_lx_plan_gate_protects(plan, root));
+  assert_false(cordon_lx_plan_gate_protects(plan, work));
   cordon_lx_plan_free(plan);
   cordon_profile_free(p);
   rmdir(root);
@@ -702,26 +754,27 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(profile_alone_grants_only_what_it_lists),
       cmocka_unit_test(a_denied_secret_inside_a_readable_tree_is_hidden),
-      cmocka_unit_test(protected_git_paths_become_read_only_binds_and_their_ancestor_is_pinned),
-      cmocka_unit_test(a_missing_protected_path_is_masked_at_its_first_missing_component),
+      cmocka_unit_test(protected_names_are_the_gates_and_no_mount_covers_them),
+      cmocka_unit_test(a_missing_protected_path_leaves_nothing_on_the_host_and_the_gate_refuses_it),
       cmocka_unit_test(policy_literals_grant_files_and_subpaths_grant_trees_with_their_source),
-      cmocka_unit_test(a_literal_on_a_directory_is_not_granted_because_landlock_would_grant_its_subtree),
+      cmocka_unit_test(a_literal_on_a_directory_is_a_listing_view_and_the_view_is_listable),
+      cmocka_unit_test(a_directory_bound_for_exec_alone_keeps_the_view_unlistable),
+      cmocka_unit_test(the_runs_own_proc_dev_and_tmp_replace_the_hosts),
+      cmocka_unit_test(under_the_runs_own_tmp_only_what_an_allow_names_comes_from_the_host),
       cmocka_unit_test(an_allow_regex_is_dropped_and_reported_with_its_source),
       cmocka_unit_test(a_deny_regex_inside_an_allowed_tree_errs_toward_less_access),
-      cmocka_unit_test(a_protected_metadata_regex_becomes_masks_instead_of_a_read_only_workdir),
+      cmocka_unit_test(a_write_deny_regex_is_decided_by_the_gate_and_the_workdir_stays_writable),
       cmocka_unit_test(an_unrestricted_filesystem_has_no_landlock_rules),
-      cmocka_unit_test(private_tmp_mounts_a_fresh_tmpfs_on_tmp),
       cmocka_unit_test(disabled_profiles_are_refused),
       cmocka_unit_test(the_kernel_check_gives_hints_a_user_can_act_on),
       cmocka_unit_test(rights_follow_the_abi_and_drop_directory_rights_on_files),
       cmocka_unit_test(the_plan_describes_itself_as_text_and_json),
-      cmocka_unit_test(write_allowed_again_inside_a_read_only_mask_gets_a_writable_bind),
+      cmocka_unit_test(a_write_denied_inside_a_writable_tree_is_the_gates_and_allowed_again_deeper_too),
       cmocka_unit_test(exec_denied_inside_an_executable_tree_is_a_noexec_bind),
-      cmocka_unit_test(a_socket_the_policy_denies_connecting_to_is_hidden_with_the_rule_as_its_source),
-      cmocka_unit_test(a_later_allow_reopens_a_denied_socket_and_an_earlier_one_does_not),
-      cmocka_unit_test(only_an_existing_socket_is_masked_and_no_built_in_list_masks_one),
-      cmocka_unit_test(start_up_files_given_with_the_input_are_read_only_in_a_writable_home),
-      cmocka_unit_test(a_missing_protected_file_gets_a_file_placeholder_unless_inside_a_git_work_tree),
+      cmocka_unit_test(a_socket_the_policy_names_in_an_allow_is_bound_into_the_view),
+      cmocka_unit_test(the_gate_decides_connects_in_the_policys_order_and_nothing_else_names_a_socket),
+      cmocka_unit_test(start_up_files_given_with_the_input_are_the_gates_in_a_writable_home),
+      cmocka_unit_test(a_plan_and_its_gate_rules_survive_a_run_cache_entry),
       cmocka_unit_test(a_cached_plan_is_reused_only_while_the_disk_agrees),
       cmocka_unit_test(a_cache_file_others_could_write_is_ignored),
       cmocka_unit_test(the_cache_keeps_at_most_64_plans_evicting_the_least_recently_used),

@@ -1,7 +1,7 @@
--- tests/lua/test_linux_lists.lua — the Linux compiler's sockets and start-up files come from the policy
--- (the tree's socket denies, lua/cordon/protect.lua), not from lists of its own: a socket the tree
--- denies connecting to is masked, an integration that allows it leaves it alone, every protect.in_home
--- name in a writable HOME is read-only, with or without an assembled policy.
+-- tests/lua/test_linux_lists.lua — the Linux plan's sockets and start-up files come from the policy (the
+-- tree's socket rules, lua/cordon/protect.lua), not from lists of its own: the gate refuses connecting to
+-- a socket the tree denies, an integration that allows it opens it, and every protect.in_home name in a
+-- writable HOME is protected, with or without an assembled policy.
 local t = require "harness"
 local cordon = require "cordon"
 local linux = require "cordon.c.linux"
@@ -29,42 +29,30 @@ local function plan(opts)
   opts.home, opts.workdir, opts.platform = home, base, "linux"
   opts.environ = opts.environ or { PATH = "/usr/bin:/bin" }
   local assembled = assert(cordon.assemble(opts))
-  return assert(linux.describe(assembled, {})).plan
+  return assert(linux.describe(assembled, {})).object
 end
 
-local function mount_at(p, path)
-  for _, m in ipairs(p.mounts) do if m.path == path then return m end end
+-- Protected: the gate refuses writing, creating and removing it.
+local function protected(p, path)
+  local g = p:gate(path)
+  return not (g.write or g.create or g.remove)
 end
 
--- Masked: a hide or read-only bind on the path or on a directory holding it, below `home`.
-local function masked(p, path)
-  for _, m in ipairs(p.mounts) do
-    local holds = m.path == path or path:sub(1, #m.path + 1) == m.path .. "/"
-    if holds and #m.path > #home and (m.kind == "hide" or m.read_only) then return m end
-  end
-end
-
-t.test("the agent $SSH_AUTH_SOCK names is masked by the tree's deny, and --enable=ssh reopens it", function()
+t.test("the agent $SSH_AUTH_SOCK names cannot be connected to by the tree's deny, and --enable=ssh allows it", function()
   local agent = base .. "/agent.sock"
   sockets { agent }
   local env = { PATH = "/usr/bin:/bin", SSH_AUTH_SOCK = agent }
-  local m = mount_at(plan { environ = env }, agent)
-  t.ok(m, "masked without the ssh integration")
-  t.eq(m.kind, "hide", "kind")
-  t.ok(m.source:find("ssh-agent-default-deny.sb", 1, true), "source names the fragment: " .. m.source)
-  t.eq(mount_at(plan { environ = env, enable = { "ssh" } }, agent), nil, "--enable=ssh leaves it reachable")
-  t.eq(mount_at(plan {}, agent), nil, "no agent in the environment: nothing names it")
+  t.eq(plan({ environ = env }):gate(agent).connect, false, "refused without the ssh integration")
+  t.eq(plan({ environ = env, enable = { "ssh" } }):gate(agent).connect, true, "--enable=ssh allows it")
   os.remove(agent)
 end)
 
-t.test("a container runtime socket in HOME is masked, and --enable=docker reopens it", function()
+t.test("a container runtime socket in HOME is refused, and --enable=docker allows it", function()
   local sock = home .. "/.docker/desktop/docker.sock"
   t.sh("mkdir -p " .. t.q(home .. "/.docker/desktop"))
   sockets { sock }
-  local m = mount_at(plan {}, sock)
-  t.ok(m and m.kind == "hide", "hidden by default")
-  m = mount_at(plan { enable = { "docker" } }, sock)  -- a writable bind inside the read-only ~/.docker at most
-  t.ok(not m or m.kind ~= "hide", "--enable=docker leaves it reachable")
+  t.eq(plan({}):gate(sock).connect, false, "refused by default")
+  t.eq(plan({ enable = { "docker" } }):gate(sock).connect, true, "--enable=docker allows it")
   os.remove(sock)
 end)
 
@@ -81,18 +69,19 @@ local function make_home_names()
   return made
 end
 
-t.test("every protect.in_home name in a HOME inside the workdir is masked", function()
+t.test("every protect.in_home name in a HOME inside the workdir is protected by the gate", function()
   local made = make_home_names()
   t.ok(#made >= 20, "in_home lists the start-up files")
   local p = plan {}
-  for _, path in ipairs(made) do t.ok(masked(p, path), path .. " is not masked") end
+  for _, path in ipairs(made) do t.ok(protected(p, path), path .. " is not protected") end
+  t.ok(not protected(p, home .. "/notes.txt"), "the rest of HOME stays writable")
 end)
 
-t.test("a compile from the profile alone still keeps every protect.in_home name read-only", function()
+t.test("a compile from the profile alone still protects every protect.in_home name", function()
   local made = make_home_names()
   local prof = require("cordon.c.profile").standard("workspace-write")
-  local p = assert(linux.compile(nil, prof, { cwd = base, workspace_roots = { base }, home = home }, {})):to_table()
-  for _, path in ipairs(made) do t.ok(masked(p, path), path .. " is not masked") end
+  local p = assert(linux.compile(nil, prof, { cwd = base, workspace_roots = { base }, home = home }, {}))
+  for _, path in ipairs(made) do t.ok(protected(p, path), path .. " is not protected") end
 end)
 
 t.sh("rm -rf " .. t.q(base))

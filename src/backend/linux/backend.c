@@ -68,8 +68,10 @@ static const char **param_pairs(const cordon_params *ps) {
 }
 
 cordon_lx_status cordon_lx_compile_text(const char *text, const cordon_params *ps, const cordon_profile *profile,
-                                        const cordon_profile_ctx *ctx, bool best_effort, unsigned privates, bool record,
+                                        const cordon_profile_ctx *ctx, const cordon_lx_options *opts, bool record,
                                         cordon_lx_plan **out, cordon_buf *msg) {
+  static const cordon_lx_options none = {0};
+  if (!opts) opts = &none;
   *out = NULL;
   cordon_policy *policy = NULL;
   cordon_lx_status st = text ? parse_policy(text, ps, &policy, msg) : CORDON_LX_OK;
@@ -80,8 +82,8 @@ cordon_lx_status cordon_lx_compile_text(const char *text, const cordon_params *p
     return CORDON_LX_NOMEM;
   }
   cordon_lx_input in = {.policy = policy, .params = pairs, .nparams = ps ? ps->count : 0, .profile = profile,
-                        .ctx = ctx, .best_effort = best_effort, .private_tmp = privates & CORDON_LX_PRIVATE_TMP,
-                        .private_proc = privates & CORDON_LX_PRIVATE_PROC, .record = record};
+                        .ctx = ctx, .best_effort = opts->best_effort, .shared_tmp = opts->shared_tmp,
+                        .git_safe_keys = opts->git_safe_keys, .record = record};
   st = cordon_lx_compile(&in, out, msg);
   free(pairs);
   cordon_policy_free(policy);
@@ -91,10 +93,9 @@ cordon_lx_status cordon_lx_compile_text(const char *text, const cordon_params *p
 static cordon_sandbox_status transform(const cordon_backend *self, const cordon_sandbox_command *cmd,
                                        cordon_exec_request *out, cordon_buf *msg) {
   cordon_lx_plan *plan = NULL;
-  cordon_lx_status st = cordon_lx_compile_cached(cmd->policy_text, cmd->policy_params, cmd->profile, cmd->ctx,
-                                                 cmd->best_effort,
-                                                 (cmd->private_tmp ? CORDON_LX_PRIVATE_TMP : 0u) |
-                                                     (cmd->private_proc ? CORDON_LX_PRIVATE_PROC : 0u),
+  /* (the hardening branch adds shared_tmp and git_safe_keys to the command) */
+  cordon_lx_options opts = {.best_effort = cmd->best_effort};
+  cordon_lx_status st = cordon_lx_compile_cached(cmd->policy_text, cmd->policy_params, cmd->profile, cmd->ctx, &opts,
                                                  &plan, msg);
   if (st != CORDON_LX_OK) return map_status(st);
   cordon_lx_probe_result pr;

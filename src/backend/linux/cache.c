@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CACHE_FORMAT 1
+#define CACHE_FORMAT 2
 #define CACHE_MAX_BYTES (16u << 20)
 #define CACHE_MAX_FILES 64  /* a new plan beyond this evicts the least recently used */
 
@@ -60,7 +60,7 @@ static void feed_str(hash128 *h, const char *s) {
 static void feed_u(hash128 *h, uint64_t v) { feed(h, &v, sizeof v); }
 
 static bool make_key(const char *text, const cordon_params *ps, const cordon_profile *profile,
-                     const cordon_profile_ctx *ctx, bool best_effort, unsigned privates, char out[33]) {
+                     const cordon_profile_ctx *ctx, const cordon_lx_options *o, char out[33]) {
   hash128 h = {1469598103934665603ULL, 0x6a09e667f3bcc908ULL};
   feed_str(&h, "cordon linux plan " CORDON_VERSION);
   feed_u(&h, CACHE_FORMAT);
@@ -99,8 +99,11 @@ static bool make_key(const char *text, const cordon_params *ps, const cordon_pro
   feed_str(&h, ctx->tmpdir);
   feed_str(&h, ctx->home);
   feed_str(&h, ctx->slash_tmp);
-  feed_u(&h, (uint64_t)best_effort * 2 + (uint64_t)(privates & CORDON_LX_PRIVATE_TMP) +
-                 (privates & CORDON_LX_PRIVATE_PROC ? 4u : 0u));
+  feed_u(&h, (uint64_t)o->best_effort * 2 + (uint64_t)o->shared_tmp);
+  size_t nkeys = 0;
+  while (o->git_safe_keys && o->git_safe_keys[nkeys]) nkeys++;
+  feed_u(&h, nkeys);
+  for (size_t i = 0; i < nkeys; i++) feed_str(&h, o->git_safe_keys[i]);
   feed_str(&h, cordon_record_getenv("SSH_AUTH_SOCK"));  /* recorded for the run cache */
   feed_str(&h, cordon_record_getenv("XDG_CACHE_HOME"));
   snprintf(out, 33, "%016llx%016llx", (unsigned long long)h.a, (unsigned long long)h.b);
@@ -251,25 +254,27 @@ static void store(const char *root, const char plans[4200], const char *file, co
 }
 
 cordon_lx_status cordon_lx_compile_cached(const char *text, const cordon_params *ps, const cordon_profile *profile,
-                                          const cordon_profile_ctx *ctx, bool best_effort, unsigned privates,
+                                          const cordon_profile_ctx *ctx, const cordon_lx_options *opts,
                                           cordon_lx_plan **out, cordon_buf *msg) {
+  static const cordon_lx_options none = {0};
+  if (!opts) opts = &none;
   char root[4096], plans[4200], file[4300], key[33];
   if (!profile || !ctx || !cordon_lx_cache_root(ctx, root, sizeof root) ||
-      !make_key(text, ps, profile, ctx, best_effort, privates, key))
-    return cordon_lx_compile_text(text, ps, profile, ctx, best_effort, privates, false, out, msg);
+      !make_key(text, ps, profile, ctx, opts, key))
+    return cordon_lx_compile_text(text, ps, profile, ctx, opts, false, out, msg);
   snprintf(plans, sizeof plans, "%s/linux-plans", root);
   snprintf(file, sizeof file, "%s/%s.json", plans, key);
   if ((*out = load(root, plans, file, key))) {
     (void)utimensat(AT_FDCWD, file, NULL, AT_SYMLINK_NOFOLLOW);  /* recently used: evicted last */
     return CORDON_LX_OK;
   }
-  /* the cache root exists before compiling, so the deny protecting it is a mask, never a placeholder */
+  /* the cache root exists before compiling, so the deny protecting it names an existing tree */
   char parent[4096];
   snprintf(parent, sizeof parent, "%s", root);
   char *slash = strrchr(parent, '/');
   if (slash && slash != parent) *slash = '\0', (void)mkdir(parent, 0700);
   (void)mkdir(root, 0700);
-  cordon_lx_status st = cordon_lx_compile_text(text, ps, profile, ctx, best_effort, privates, true, out, msg);
+  cordon_lx_status st = cordon_lx_compile_text(text, ps, profile, ctx, opts, true, out, msg);
   if (st == CORDON_LX_OK) store(root, plans, file, key, *out);
   return st;
 }

@@ -424,7 +424,11 @@ static void report(lx_xrule *x, const char *path, cordon_lx_plan *notes) {
                       x->action == CORDON_DENY ? "matching: denied there" : "not matching: not granted");
 }
 
+static bool is_write_class(int c) { return c == 1 || c == 2 || c == 3; }
+
 static bool decide_class(lx_rules *rs, int c, const char *path, bool interior, cordon_lx_plan *notes) {
+  /* upper bound: a filtered deny never decides, a filtered allow that may match does */
+  bool upper = rs->writes_upper && is_write_class(c);
   for (int l = 0; l < LX_LEVELS && chains[c][l]; l++) {
     const size_t *idx = rs->index[c][l];
     size_t n = rs->nindex[c][l];
@@ -436,10 +440,11 @@ static bool decide_class(lx_rules *rs, int c, const char *path, bool interior, c
         if (!fallback) fallback = x;
         continue;
       }
+      if (upper && x->action == CORDON_DENY) continue;
       size_t id = idx[k];
       if (rs->memo[id] == 0xff) rs->memo[id] = (unsigned char)rule_matches(rs, x, path, interior);
       tri t = (tri)rs->memo[id];
-      if (t == T_YES) return x->action == CORDON_ALLOW;
+      if (t == T_YES || (upper && t == T_UNKNOWN)) return x->action == CORDON_ALLOW;
       if (t == T_UNKNOWN) {
         report(x, path, notes);
         if (x->action == CORDON_DENY) return false;

@@ -43,6 +43,8 @@ typedef struct {
   struct lx_pindex *pindex;   /* rules by path argument (eval_index.c) */
   size_t accel_cap, naccel;
   bool connect_probe;         /* the probe is a connect to a unix socket, not a file access (eval.c) */
+  bool writes_upper;          /* the write classes answer an upper bound: every allow that could apply,
+                                 no deny (the compiler's Landlock grants; the gate decides exactly) */
 } lx_rules;
 
 /* Appends the file-relevant rules of an IR policy (others are ignored: Linux has no mach services). */
@@ -76,7 +78,8 @@ const char *lx_arg(const lx_rules *rs, const cordon_arg *a);
 size_t lx_regex_anchor(const char *re, char *out, size_t cap);
 
 /* The classes allowed at `path` itself (interior = false) or strictly beneath it where no rule path
- * lies (interior = true). `notes` receives approximations (rules whose filter was unknown there). */
+ * lies (interior = true). `notes` receives approximations (rules whose filter was unknown there). With
+ * rs->writes_upper the write, create and remove classes are an upper bound instead (see lx_rules). */
 unsigned lx_decide(lx_rules *rs, const char *path, bool interior, cordon_lx_plan *notes);
 
 /* Whether connecting to the unix socket at `path` is allowed: network-outbound (-> network* -> default)

@@ -63,6 +63,7 @@ uint64_t cordon_lx_landlock_rights(unsigned access, bool is_dir, int abi) {
   if (access & CORDON_LX_REMOVE)
     r |= LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REFER;
   if (access & CORDON_LX_EXEC) r |= LANDLOCK_ACCESS_FS_EXECUTE;
+  if (access & CORDON_LX_LIST) r |= LANDLOCK_ACCESS_FS_READ_DIR;
   if (!is_dir) r &= FS_FILE_RIGHTS;  /* directory-only rights on a file make add_rule fail */
   return r & cordon_lx_landlock_handled_fs(abi);
 }

@@ -27,25 +27,36 @@
 
 enum { AHEAD_WAITING, AHEAD_OFFERED, AHEAD_CANCELLED };
 
-static bool under_a_mount(const cordon_lx_plan *plan, const char *path) {
-  if (plan->private_proc && cordon_path_within("/proc", path)) return true;  /* a procfs of its own comes later */
+/* Whether `path` (resolved: no symlink in it) names the same inode in the view as on the host: the
+ * deepest of the view's mounts holding it is bound from the host, at the same place. Anything in the
+ * view's own parts (listing views, the run's /tmp, /dev, procfs, masks) is another inode. */
+static bool same_in_view(const cordon_lx_plan *plan, const char *path) {
+  if (plan->fs_unrestricted) return true;  /* no view: the host's own tree */
+  const cordon_mount *deepest = NULL;
   for (size_t i = 0; i < plan->nmounts; i++)
-    if (cordon_path_within(plan->mounts[i].path, path)) return true;
-  return false;
+    if (cordon_path_within(plan->mounts[i].path, path) &&
+        (!deepest || strlen(plan->mounts[i].path) >= strlen(deepest->path)))
+      deepest = &plan->mounts[i];
+  return deepest && deepest->kind == CORDON_MOUNT_BIND;
 }
 
-/* An O_PATH descriptor for `r` that names the inode the main thread would get after the mounts, or -1
- * (then the rule waits for them). A plain path outside every mount qualifies; a path through symlinks
- * qualifies when where it leads does, read back from /proc/self/fd: it is then the same inode in both
- * namespaces. Not /proc/thread-self, which differs per thread. *gone: the path does not exist. */
+/* An O_PATH descriptor for `r` that names the inode init would get in the view, or -1 (then the rule
+ * waits for the view). A plain path inside a bound tree qualifies; a path through symlinks qualifies when
+ * where it leads does, read back from /proc/self/fd: it is then the same inode in both. Not
+ * /proc/thread-self, which differs per thread. *gone: the path does not exist. */
 static int open_ahead(const cordon_lx_plan *plan, const char *path, bool *gone) {
   *gone = false;
-  if (under_a_mount(plan, path)) return -1;
   struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
   int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
-  if (fd >= 0 || errno != ELOOP) {
-    *gone = fd < 0 && (errno == ENOENT || errno == ENOTDIR);
-    return fd;
+  if (fd >= 0) {
+    if (same_in_view(plan, path)) return fd;
+    close(fd);
+    return -1;
+  }
+  if (errno != ELOOP) {
+    /* missing on the host: missing in the view too, unless the view makes that part itself */
+    *gone = (errno == ENOENT || errno == ENOTDIR) && same_in_view(plan, path);
+    return -1;
   }
   if (strncmp(path, "/proc/thread-self", 17) == 0 || (fd = open(path, O_PATH | O_CLOEXEC)) < 0) return -1;
   char link[64], target[4096];
@@ -54,7 +65,7 @@ static int open_ahead(const cordon_lx_plan *plan, const char *path, bool *gone) 
   if (n > 0) target[n] = '\0';
   /* an object with no path (a pipe behind /dev/stdin) is the same object for both threads */
   bool same = n > 0 && (size_t)n < sizeof target - 1 &&
-              (target[0] != '/' || (!under_a_mount(plan, target) && !strstr(target, "/task/")));
+              (target[0] != '/' || (same_in_view(plan, target) && !strstr(target, "/task/")));
   if (!same) close(fd);
   return same ? fd : -1;
 }

@@ -51,32 +51,37 @@ typedef struct {
   const cordon_profile *profile;   /* the effective permission profile (required) */
   const cordon_profile_ctx *ctx;   /* where its specials resolve (required) */
   bool best_effort;                /* --best-effort: accept any Landlock ABI >= 1 */
-  bool private_tmp;                /* --private-tmp: a fresh tmpfs on /tmp */
-  bool private_proc;               /* --private-proc: a PID namespace whose own procfs is granted whole */
+  bool shared_tmp;                 /* --shared-tmp: the host's /tmp and /dev/shm, not the run's own */
   bool record;                     /* keep every disk observation in the plan (for the cache) */
   const char *const *home_protected; /* "literal"|"subpath", path below HOME, …, NULL: kept read-only when a
                                         writable root holds HOME. The assembled policy carries these denies
                                         itself; a compile without one gets them from cordon.c.linux, which
                                         reads lua/cordon/protect.lua's in_home. May be NULL. */
+  const char *const *git_safe_keys;  /* NULL-terminated: the git config keys a config written inside may add
+                                        or change (lua/cordon/protect.lua); NULL: none */
 } cordon_lx_input;
 
 /* Computes the plan. The compiler looks at the disk (which paths exist, files or directories) but changes
  * nothing. On failure *out is NULL and `msg` says why, naming the source rule. */
 cordon_lx_status cordon_lx_compile(const cordon_lx_input *in, cordon_lx_plan **out, cordon_buf *msg);
 
-/* What a run gets of its own besides the policy: a bit set (a bool `true` still reads as private /tmp). */
-enum { CORDON_LX_PRIVATE_TMP = 1u << 0, CORDON_LX_PRIVATE_PROC = 1u << 1 };
+/* The run's options besides the policy. */
+typedef struct {
+  bool best_effort;                  /* --best-effort */
+  bool shared_tmp;                   /* --shared-tmp */
+  const char *const *git_safe_keys;  /* as cordon_lx_input's */
+} cordon_lx_options;
 
 /* The same from SBPL text (parsed with imports disabled) and -D parameters; `text` NULL = profile
- * only (backend.c). `privates`: CORDON_LX_PRIVATE_*. */
+ * only (backend.c). */
 cordon_lx_status cordon_lx_compile_text(const char *text, const cordon_params *params, const cordon_profile *profile,
-                                        const cordon_profile_ctx *ctx, bool best_effort, unsigned privates, bool record,
+                                        const cordon_profile_ctx *ctx, const cordon_lx_options *opts, bool record,
                                         cordon_lx_plan **out, cordon_buf *msg);
 
 /* The same through the plan cache (cache.c): a plan compiled earlier from the same inputs is reused while
  * every disk observation it was compiled from still holds. What `cordon run` uses. */
 cordon_lx_status cordon_lx_compile_cached(const char *text, const cordon_params *params, const cordon_profile *profile,
-                                          const cordon_profile_ctx *ctx, bool best_effort, unsigned privates,
+                                          const cordon_profile_ctx *ctx, const cordon_lx_options *opts,
                                           cordon_lx_plan **out, cordon_buf *msg);
 /* Where plans are cached: $XDG_CACHE_HOME/cordon, else <ctx home>/.cache/cordon. Every plan denies
  * writing there. False when neither is known. */
@@ -85,10 +90,10 @@ bool cordon_lx_cache_root(const cordon_profile_ctx *ctx, char *out, size_t cap);
 /* --- runtime (runtime.c) -------------------------------------------------------------------------- */
 /* Applies `plan` and execs argv (argv[0] without '/' is searched in env's PATH after the sandbox is in
  * place) with `env` (NULL-terminated "NAME=value"; NULL = empty) in `cwd`. Works as root and as an
- * unprivileged user. Does not return on success: cordon becomes the command, so its exit status and
- * signals reach the caller unchanged (with plan->private_proc it stays outside as a supervisor that ends
- * as the command did, pidns.h). Any failure before execve returns a status with `msg` set, and
- * the command has not run. */
+ * unprivileged user. Does not return on success: cordon stays outside as the supervisor of the run's PID
+ * namespace and ends as the command ended, so its exit status and signals reach the caller unchanged
+ * (pidns.h, docs/linux-sandbox.md). Any failure before execve returns a status with `msg` set — in
+ * whichever of cordon, init or the command it happened — and the command has not run. */
 cordon_lx_status cordon_lx_run(const cordon_lx_plan *plan, const char *const *argv, const char *const *env,
                                const char *cwd, cordon_buf *msg);
 /* The same, finishing Landlock rules added ahead (landlock.h; NULL: none). `ahead` stays the caller's to

@@ -181,11 +181,11 @@ int cordon_lx_plan_stat(cordon_lx_plan *p, const char *path, bool follow, struct
   return rc;
 }
 
-static const char *const class_names[] = {"read", "write", "create", "remove", "exec"};
+static const char *const class_names[] = {"read", "write", "create", "remove", "exec", "list"};
 
 void cordon_lx_access_names(unsigned access, cordon_buf *out) {
   bool any = false;
-  for (unsigned i = 0; i < 5; i++) {
+  for (unsigned i = 0; i < 6; i++) {
     if (!(access & (1u << i))) continue;
     if (any) cordon_buf_putc(out, ',');
     cordon_buf_puts(out, class_names[i]);
@@ -194,26 +194,30 @@ void cordon_lx_access_names(unsigned access, cordon_buf *out) {
   if (!any) cordon_buf_puts(out, "none");
 }
 
+static const char *const kind_names[] = {"bind", "hide", "tmpfs", "view", "proc", "dev"};
+
 const char *cordon_mount_kind_name(cordon_mount_kind k) {
-  switch (k) {
-  case CORDON_MOUNT_BIND: return "bind";
-  case CORDON_MOUNT_HIDE: return "hide";
-  case CORDON_MOUNT_TMPFS: return "tmpfs";
-  }
-  return "?";
+  return (unsigned)k <= CORDON_MOUNT_KIND_LAST ? kind_names[k] : "?";
+}
+
+/* The kind for its name, or -1. */
+static int mount_kind_from(const char *name) {
+  for (int k = 0; name && k <= CORDON_MOUNT_KIND_LAST; k++)
+    if (strcmp(name, kind_names[k]) == 0) return k;
+  return -1;
 }
 
 static void mount_flags(const cordon_mount *m, cordon_buf *out) {
-  if (m->kind == CORDON_MOUNT_HIDE) {
-    cordon_buf_puts(out, m->is_dir ? "empty read-only tmpfs" : "/dev/null");
-  } else if (m->kind == CORDON_MOUNT_TMPFS) {
-    cordon_buf_puts(out, "fresh tmpfs");
-  } else if (m->read_only || m->no_exec) {
-    cordon_buf_printf(out, "bind%s%s", m->read_only ? " read-only" : "", m->no_exec ? " noexec" : "");
-  } else {
-    cordon_buf_puts(out, "bind (pinned)");
+  switch (m->kind) {
+  case CORDON_MOUNT_HIDE: cordon_buf_puts(out, m->is_dir ? "empty read-only tmpfs" : "/dev/null"); break;
+  case CORDON_MOUNT_TMPFS: cordon_buf_puts(out, "fresh tmpfs"); break;
+  case CORDON_MOUNT_VIEW: cordon_buf_puts(out, "stubs of its entries"); break;
+  case CORDON_MOUNT_PROC: cordon_buf_puts(out, "procfs of the run"); break;
+  case CORDON_MOUNT_DEV: cordon_buf_puts(out, "tmpfs with devices and a new devpts"); break;
+  case CORDON_MOUNT_BIND:
+    cordon_buf_printf(out, "bind %s%s", m->read_only ? "read-only" : "writable", m->no_exec ? " noexec" : "");
+    break;
   }
-  if (m->placeholder) cordon_buf_puts(out, ", over a placeholder");
 }
 
 void cordon_lx_plan_describe(const cordon_lx_plan *p, cordon_buf *out) {
@@ -250,11 +254,31 @@ void cordon_lx_plan_describe(const cordon_lx_plan *p, cordon_buf *out) {
     cordon_buf_printf(out, "scoping (ABI >= 6): %s%s%s limited to the sandbox\n", p->scope_signals ? "signals" : "",
                       p->scope_signals && p->scope_abstract_unix ? " and " : "",
                       p->scope_abstract_unix ? "abstract unix sockets" : "");
-  if (p->private_tmp) cordon_buf_puts(out, "tmp: private /tmp (fresh tmpfs)\n");
-  if (p->private_proc)
-    cordon_buf_puts(out, "proc: private /proc (a PID namespace and its own procfs; cordon waits outside and "
-                         "relays signals)\n");
-  cordon_buf_puts(out, "process: no_new_privs, all capabilities and the bounding set dropped, Landlock last\n");
+  if (!p->fs_unrestricted) {
+    if (p->shared_tmp)
+      cordon_buf_puts(out, "tmp: --shared-tmp: the host's /tmp and /dev/shm (the host's files there, and the unix "
+                           "sockets of tmux, X11, ssh-agent and language servers under /tmp, are in the view; the gate "
+                           "still refuses connecting to them)\n");
+    else
+      cordon_buf_puts(out, "tmp: the run's own /tmp and /dev/shm, empty at start; from the host while it runs: "
+                           "/proc/<pid of cordon>/root/tmp and .../root/dev/shm\n");
+    cordon_lx_plan_describe_gate(p, out);
+  }
+  cordon_buf_puts(out, "process: a PID namespace of its own (cordon waits outside and relays signals; init, pid 1, "
+                       "serves the gate; the command is pid 2); no_new_privs, every capability dropped, Landlock last; "
+                       "descriptors above 2 closed");
+  if (p->npass_fds) {
+    cordon_buf_puts(out, " except");
+    for (size_t i = 0; i < p->npass_fds; i++) cordon_buf_printf(out, " %d", p->pass_fds[i]);
+  }
+  cordon_buf_putc(out, '\n');
+  if (p->limits.procs || p->limits.memory || p->limits.cpu) {
+    cordon_buf_puts(out, "limits:");
+    if (p->limits.procs) cordon_buf_printf(out, " procs=%u", p->limits.procs);
+    if (p->limits.memory) cordon_buf_printf(out, " memory=%llu", p->limits.memory);
+    if (p->limits.cpu) cordon_buf_printf(out, " cpu=%us", p->limits.cpu);
+    cordon_buf_putc(out, '\n');
+  }
   for (size_t i = 0; i < p->nnotes; i++)
     cordon_buf_printf(out, "approximation: %s (%s)\n", p->notes[i].message, p->notes[i].source);
   for (size_t i = 0; i < p->nskipped; i++)
@@ -263,7 +287,7 @@ void cordon_lx_plan_describe(const cordon_lx_plan *p, cordon_buf *out) {
 
 static json_t *access_array(unsigned access) {
   json_t *a = json_array();
-  for (unsigned i = 0; a && i < 5; i++)
+  for (unsigned i = 0; a && i < 6; i++)
     if (access & (1u << i)) json_array_append_new(a, json_string(class_names[i]));
   return a;
 }
@@ -282,10 +306,10 @@ void *cordon_lx_plan_to_jsonv(const cordon_lx_plan *p) {
   }
   for (size_t i = 0; i < p->nmounts; i++) {
     const cordon_mount *m = &p->mounts[i];
-    json_array_append_new(mounts, json_pack("{s:s, s:s, s:b, s:b, s:b, s:b, s:s, s:s}", "kind",
+    json_array_append_new(mounts, json_pack("{s:s, s:s, s:b, s:b, s:b, s:s, s:s}", "kind",
                                             cordon_mount_kind_name(m->kind), "path", m->path, "directory",
                                             m->is_dir, "read_only", m->read_only, "no_exec", m->no_exec,
-                                            "placeholder", m->placeholder, "source", m->source, "reason", m->reason));
+                                            "source", m->source, "reason", m->reason));
   }
   for (size_t i = 0; i < p->nnotes; i++)
     json_array_append_new(notes, json_pack("{s:s, s:s}", "source", p->notes[i].source, "message", p->notes[i].message));
@@ -299,8 +323,8 @@ void *cordon_lx_plan_to_jsonv(const cordon_lx_plan *p) {
   json_object_set_new(root, "network", json_string(p->network_restricted ? "restricted" : "enabled"));
   json_object_set_new(root, "scope_signals", json_boolean(p->scope_signals));
   json_object_set_new(root, "scope_abstract_unix", json_boolean(p->scope_abstract_unix));
-  json_object_set_new(root, "private_tmp", json_boolean(p->private_tmp));
-  json_object_set_new(root, "private_proc", json_boolean(p->private_proc));
+  json_object_set_new(root, "shared_tmp", json_boolean(p->shared_tmp));
+  json_object_set_new(root, "gate", cordon_lx_plan_gate_to_jsonv(p));
   json_object_set_new(root, "approximations", notes);
   json_object_set_new(root, "skipped", skipped);
   return root;
@@ -319,7 +343,7 @@ static unsigned access_from(const json_t *a) {
   size_t i;
   const json_t *v;
   json_array_foreach(a, i, v) {
-    for (unsigned k = 0; k < 5; k++)
+    for (unsigned k = 0; k < 6; k++)
       if (json_is_string(v) && strcmp(json_string_value(v), class_names[k]) == 0) out |= 1u << k;
   }
   return out;
@@ -348,8 +372,7 @@ cordon_lx_plan *cordon_lx_plan_from_jsonv(const void *json) {
   p->network_restricted = strcmp(str(root, "network"), "restricted") == 0;
   p->scope_signals = flag(root, "scope_signals");
   p->scope_abstract_unix = flag(root, "scope_abstract_unix");
-  p->private_tmp = flag(root, "private_tmp");
-  p->private_proc = flag(root, "private_proc");
+  p->shared_tmp = flag(root, "shared_tmp");
   bool ok = true;
   size_t i;
   const json_t *v;
@@ -361,15 +384,15 @@ cordon_lx_plan *cordon_lx_plan_from_jsonv(const void *json) {
   json_array_foreach(mounts, i, v) {
     const char *kind = str(v, "kind"), *path = str(v, "path");
     cordon_mount m = {.path = (char *)path, .is_dir = flag(v, "directory"), .read_only = flag(v, "read_only"),
-                      .no_exec = flag(v, "no_exec"), .placeholder = flag(v, "placeholder"),
-                      .source = (char *)str(v, "source"), .reason = (char *)str(v, "reason")};
-    if (!kind || !path || path[0] != '/') ok = false;
-    else if (strcmp(kind, "bind") == 0) m.kind = CORDON_MOUNT_BIND;
-    else if (strcmp(kind, "hide") == 0) m.kind = CORDON_MOUNT_HIDE;
-    else if (strcmp(kind, "tmpfs") == 0) m.kind = CORDON_MOUNT_TMPFS;
-    else ok = false;
+                      .no_exec = flag(v, "no_exec"), .source = (char *)str(v, "source"),
+                      .reason = (char *)str(v, "reason")};
+    int k = mount_kind_from(kind);
+    if (k < 0 || !path || path[0] != '/') ok = false;
+    else m.kind = (cordon_mount_kind)k;
     ok = ok && cordon_lx_plan_add_mount(p, &m);
   }
+  const json_t *gate = json_object_get(root, "gate");
+  ok = ok && (!gate || cordon_lx_plan_gate_from_jsonv(p, gate));
   json_array_foreach(notes, i, v) ok = ok && cordon_lx_plan_note(p, str(v, "source"), "%s", str(v, "message") ? str(v, "message") : "");
   json_array_foreach(skipped, i, v) ok = ok && str(v, "path") && cordon_lx_plan_skip(p, str(v, "source"), str(v, "path"));
   if (!ok) {

@@ -1,9 +1,9 @@
 /* src/backend/linux/plan.h — the Linux sandbox plan: what the runtime applies before it execs.
  *
  * A plan is data, computed once by the compiler (compile.h) from the policy IR and the permission
- * profile, shown by `cordon explain --platform linux`, and applied by the runtime (runtime.h) in this
- * order: user + mount namespace (and a PID namespace with --private-proc), mounts (masks), capabilities
- * dropped, no_new_privs, seccomp, Landlock last. It is independent of the kernel it runs on: rights are
+ * profile, shown by `cordon explain --platform linux`, and applied by the runtime (runtime.c, pidns.c,
+ * view.c; docs/linux-sandbox.md): user, mount and PID namespaces, the view, capabilities dropped,
+ * no_new_privs, seccomp, Landlock last, the gate. It is independent of the kernel it runs on: rights are
  * kept as access classes, and the runtime turns them into the Landlock bits the running kernel's ABI
  * knows (landlock.h). */
 #ifndef CORDON_LINUX_PLAN_H
@@ -22,6 +22,7 @@ enum {
   CORDON_LX_CREATE = 1u << 2, /* file-write-create  -> MAKE_REG/DIR/SYM/SOCK/FIFO, REFER (dirs) */
   CORDON_LX_REMOVE = 1u << 3, /* file-write-unlink  -> REMOVE_FILE, REMOVE_DIR, REFER (dirs) */
   CORDON_LX_EXEC = 1u << 4,   /* process-exec*      -> EXECUTE */
+  CORDON_LX_LIST = 1u << 5,   /* the view's own rule: listing directories (READ_DIR) and nothing else */
 };
 #define CORDON_LX_ALL 0x1fu
 #define CORDON_LX_MODIFY (CORDON_LX_WRITE | CORDON_LX_CREATE | CORDON_LX_REMOVE)
@@ -35,21 +36,29 @@ typedef struct {
   char *source;     /* the rule or profile entry that asked for it: "file:line:col" or "profile: …" */
 } cordon_lx_rule;
 
+/* The view (docs/linux-sandbox.md, "The view"): what the run's file system is made of, applied by init
+ * in this order (outer paths first) in a fresh tmpfs that becomes its root. Nothing is made on the host.
+ * Directories on the way to a path are made empty; a host symlink on the way is copied (view.c reads it
+ * when the run starts, so the view follows the host's links as they are then). */
 typedef enum {
-  CORDON_MOUNT_BIND = 0,   /* bind `path` onto itself with the flags below (read_only, no_exec); with
-                              neither flag it pins the path: a mount point cannot be renamed or removed */
-  CORDON_MOUNT_HIDE,       /* an empty read-only tmpfs (directory) or /dev/null (file) over `path` */
-  CORDON_MOUNT_TMPFS,      /* a fresh writable tmpfs (--private-tmp) */
+  CORDON_MOUNT_BIND = 0,   /* the host's `path`, bound recursively at the same place: read-only unless
+                              `read_only` is false (a writable root); `no_exec` inside an executable tree */
+  CORDON_MOUNT_HIDE,       /* inside a bound tree: an empty read-only tmpfs (directory) or /dev/null (file) */
+  CORDON_MOUNT_TMPFS,      /* a fresh writable tmpfs (the run's /tmp and /dev/shm) */
+  CORDON_MOUNT_VIEW,       /* a listing view of the host directory `path`: an empty stub of each entry (same
+                              name and type, symlinks copied, sockets and devices left out) */
+  CORDON_MOUNT_PROC,       /* the run's own procfs (its PID namespace) */
+  CORDON_MOUNT_DEV,        /* the run's /dev: null zero full random urandom tty bound from the host, a new
+                              devpts instance, ptmx and the fd links */
 } cordon_mount_kind;
+#define CORDON_MOUNT_KIND_LAST CORDON_MOUNT_DEV
 
 typedef struct {
   cordon_mount_kind kind;
   char *path;
   bool is_dir;
   bool read_only, no_exec;  /* BIND only */
-  bool placeholder;   /* `path` does not exist: the runtime creates an empty one (directory or file, per
-                         is_dir) so it can be masked, and removes it again after the command */
-  char *source;       /* the deny that asked for it */
+  char *source;       /* the rule that asked for it */
   char *reason;       /* one line for explain */
 } cordon_mount;
 
@@ -94,12 +103,13 @@ typedef struct {
   bool network_restricted;   /* seccomp: only AF_UNIX sockets, no io_uring; Landlock TCP (ABI >= 4) */
   bool scope_signals;        /* Landlock: no signals to processes outside the sandbox (ABI >= 6) */
   bool scope_abstract_unix;  /* Landlock: no connecting to abstract unix sockets outside (ABI >= 6) */
-  bool private_tmp;
-  bool private_proc;         /* a PID namespace with its own procfs on /proc (pidns.h) */
+  bool shared_tmp;          /* --shared-tmp: the host's /tmp and /dev/shm instead of the run's own */
   /* the gate (gate.h): rules for writes and unix connects, and the git config keys a config written
    * inside may add or change ("core.bare", "remote.*.url": '*' stands for one dotted part) */
   cordon_lx_grule *grules;
   size_t ngrules, grules_cap;
+  char *gate_raw;            /* a run cache entry's undecoded gate part (runcache_format.c), or NULL */
+  size_t gate_raw_len;
   char **git_safe_keys;
   size_t ngit_safe_keys;
   cordon_lx_limits limits;
@@ -138,6 +148,23 @@ bool cordon_lx_plan_add_grule(cordon_lx_plan *p, cordon_action action, const uns
                               const cordon_filter *filter, const char *path, bool subtree, const char *source,
                               const char *const *params, size_t nparams);
 bool cordon_lx_plan_add_git_safe_key(cordon_lx_plan *p, const char *key);
+/* explain's lines for the gate: what it decides, and every deny among its rules. */
+void cordon_lx_plan_describe_gate(const cordon_lx_plan *p, cordon_buf *out);
+/* The gate's part as JSON ({rules, git_safe_keys}; a json_t *), and back into `p`: false when malformed. */
+void *cordon_lx_plan_gate_to_jsonv(const cordon_lx_plan *p);
+bool cordon_lx_plan_gate_from_jsonv(cordon_lx_plan *p, const void *json);
+/* Decodes a run cache entry's gate part into grules and git_safe_keys (runcache_format.c); true when
+ * there was none. init calls it once the command is forked. */
+bool cordon_lx_plan_gate_decode(cordon_lx_plan *p);
+/* Whether the plan has a gate at all (rules decoded or not). */
+static inline bool cordon_lx_plan_has_gate(const cordon_lx_plan *p) { return p->ngrules || p->gate_raw; }
+/* What the gate's rules allow at `path` itself, or (interior) beneath it where no rule names a path:
+ * *classes gets the write classes allowed (CORDON_LX_WRITE, _CREATE, _REMOVE), *connect (when given)
+ * whether connecting to a unix socket there is allowed by the policy. False when out of memory. */
+bool cordon_lx_plan_gate_decide(const cordon_lx_plan *p, const char *path, bool interior, unsigned *classes,
+                                bool *connect);
+/* Whether the gate's rules refuse every write, creation and removal at `dir` and everywhere beneath it. */
+bool cordon_lx_plan_gate_protects(const cordon_lx_plan *p, const char *dir);
 /* Frees the gate's part (plan_gate.c); cordon_lx_plan_free calls it. */
 void cordon_lx_plan_free_gate(cordon_lx_plan *p);
 

@@ -221,26 +221,13 @@ bool cordon_lx_runcache_accept(const char *key, const cordon_lx_run_entry *e, co
 
 /* --- store ---------------------------------------------------------------------------------------- */
 /* Whether the sandbox this plan makes can modify nothing under `dir`: no Landlock rule grants modifying
- * it, or a read-only/hiding mask covers it and nothing mounted later makes part of it writable again. */
+ * it, or the gate refuses every write there (its rules decide every write of the run). */
 static bool plan_protects(const cordon_lx_plan *p, const char *dir) {
   if (p->fs_unrestricted) return false;
   bool writable = false;
   for (size_t i = 0; i < p->nrules; i++)
     if ((p->rules[i].access & CORDON_LX_MODIFY) && cordon_path_within(p->rules[i].path, dir)) writable = true;
-  if (!writable) return true;
-  size_t mask = p->nmounts;
-  for (size_t i = 0; i < p->nmounts; i++) {
-    const cordon_mount *m = &p->mounts[i];
-    bool masks = m->kind == CORDON_MOUNT_HIDE || (m->kind == CORDON_MOUNT_BIND && m->read_only);
-    if (masks && cordon_path_within(m->path, dir)) mask = i;
-  }
-  if (mask == p->nmounts) return false;
-  for (size_t i = mask + 1; i < p->nmounts; i++) {
-    const cordon_mount *m = &p->mounts[i];
-    bool writable_again = m->kind == CORDON_MOUNT_TMPFS || (m->kind == CORDON_MOUNT_BIND && !m->read_only);
-    if (writable_again && (cordon_path_within(m->path, dir) || cordon_path_within(dir, m->path))) return false;
-  }
-  return true;
+  return !writable || cordon_lx_plan_gate_protects(p, dir);
 }
 
 /* The compiler's stats worth replaying: each (path, kind) once, and not a missing path beneath a path
@@ -328,20 +315,6 @@ static long vouching_prefix(const char *path, char kind) {
   }
 }
 
-/* Whether the plan creates a placeholder directly in the directory path[0..len): the run itself then
- * changes that directory's entries (and its cleaner changes them back later), so its identity vouches
- * for nothing: every later run, once the placeholder was removed, would miss. */
-static bool gets_placeholder(const cordon_lx_plan *p, const char *path, size_t len) {
-  for (size_t i = 0; i < p->nmounts; i++) {
-    const char *m = p->mounts[i].path;
-    const char *slash = p->mounts[i].placeholder ? strrchr(m, '/') : NULL;
-    if (!slash) continue;
-    size_t n = slash == m ? 1 : (size_t)(slash - m);  /* "/" for a placeholder at the root */
-    if (n == len && strncmp(m, path, len) == 0) return true;
-  }
-  return false;
-}
-
 /* Whether observation (path, kind) can be implied by an ancestor's identity (vouching_prefix); adds the
  * ancestor to `ps` (and a CORDON_REC_DIR record to `e`) the first time. */
 static bool implied_by_parent(const cordon_lx_plan *plan, parents *ps, cordon_lx_run_entry *e, const char *path,
@@ -349,7 +322,6 @@ static bool implied_by_parent(const cordon_lx_plan *plan, parents *ps, cordon_lx
   long at = vouching_prefix(path, kind);
   if (at < 0) return false;
   size_t len = at ? (size_t)at : 1;  /* "/" for the root */
-  if (gets_placeholder(plan, path, len)) return false;
   size_t k = 0;
   while (k < ps->n && !(strlen(ps->dirs[k]) == len && strncmp(ps->dirs[k], path, len) == 0)) k++;
   if (k < ps->n) return ps->stable[k];

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define CORDON_RUNCACHE_FORMAT 1
+#define CORDON_RUNCACHE_FORMAT 2
 #define CORDON_RUNCACHE_MAX_BYTES (4u << 20)
 #define CORDON_RUNCACHE_MAX_FILES 64
 

@@ -15,7 +15,14 @@
  *   str cwd
  *   u32 min_abi, u8 plan flags
  *   u32 n, n × { u8 access, u8 is_dir, str path, str source }                       Landlock rules
- *   u32 n, n × { u8 kind, u8 flags, str path, str source, str reason }              mounts
+ *   u32 n, n × { u8 kind, u8 flags, str path, str source, str reason }              the view
+ *   u32 memory (MiB), u32 procs, u32 cpu                 limits
+ *   u32 n, n × u32                                       descriptors passed (--pass-fd)
+ *   u32 len, then len bytes: the gate's part, decoded by init only (cordon_lx_plan_gate_decode), after it
+ *   forked the command, so a hit never waits for it:
+ *     u32 n, n × { u8 action, 6 × u8 levels, u8 parts, [filter], [str path], str source }   gate rules
+ *       filter: u8 kind, u8 match, str name, u32 n × { u8 is_param, str text }, u32 n × filter
+ *     u32 n, n × str                                     git config keys the gate lets change
  *   optional: str valid-for, u32 n, n bytes     the seccomp program libseccomp built (seccomp.h), used
  *                                               only when valid-for names this machine and kernel
  *
@@ -32,8 +39,10 @@
 #define MAX_COUNT 200000u  /* entries of any list: far beyond a real run */
 
 enum { P_BEST_EFFORT = 1, P_FS_UNRESTRICTED = 2, P_NET_RESTRICTED = 4, P_SCOPE_SIGNALS = 8, P_SCOPE_UNIX = 16,
-       P_PRIVATE_TMP = 32, P_PRIVATE_PROC = 64 };
-enum { M_DIR = 1, M_READ_ONLY = 2, M_NO_EXEC = 4, M_PLACEHOLDER = 8 };
+       P_SHARED_TMP = 32 };
+enum { M_DIR = 1, M_READ_ONLY = 2, M_NO_EXEC = 4 };
+enum { G_FILTER = 1, G_PATH = 2, G_SUBTREE = 4 };
+#define FILTER_DEPTH_MAX 64
 
 /* --- writing ------------------------------------------------------------------------------------------ */
 static void put_u32(cordon_buf *b, uint32_t v) {
@@ -60,6 +69,43 @@ static void put_strv(cordon_buf *b, const char *const *v) {
   for (size_t i = 0; i < n; i++) put_str(b, v[i]);
 }
 
+static void put_filter(cordon_buf *b, const cordon_filter *f) {
+  put_u8(b, (unsigned)f->kind), put_u8(b, (unsigned)f->match);
+  put_str(b, f->name);
+  put_u32(b, (uint32_t)f->nargs);
+  for (size_t i = 0; i < f->nargs; i++) put_u8(b, f->args[i].is_param), put_str(b, f->args[i].text);
+  put_u32(b, (uint32_t)f->nchildren);
+  for (size_t i = 0; i < f->nchildren; i++) put_filter(b, f->children[i]);
+}
+
+static void put_gate_part(cordon_buf *b, const cordon_lx_plan *p) {
+  put_u32(b, (uint32_t)p->ngrules);
+  for (size_t i = 0; i < p->ngrules; i++) {
+    const cordon_lx_grule *g = &p->grules[i];
+    put_u8(b, g->action);
+    for (int c = 0; c < CORDON_LX_NCLASSES; c++) put_u8(b, g->levels[c]);
+    put_u8(b, (g->filter ? G_FILTER : 0) | (g->path ? G_PATH : 0) | (g->subtree ? G_SUBTREE : 0));
+    if (g->filter) put_filter(b, g->filter);
+    if (g->path) put_str(b, g->path);
+    put_str(b, g->source);
+  }
+  put_u32(b, (uint32_t)p->ngit_safe_keys);
+  for (size_t i = 0; i < p->ngit_safe_keys; i++) put_str(b, p->git_safe_keys[i]);
+}
+
+static void put_gate(cordon_buf *b, const cordon_lx_plan *p) {
+  put_u32(b, (uint32_t)(p->limits.memory >> 20)), put_u32(b, p->limits.procs), put_u32(b, p->limits.cpu);
+  put_u32(b, (uint32_t)p->npass_fds);
+  for (size_t i = 0; i < p->npass_fds; i++) put_u32(b, (uint32_t)p->pass_fds[i]);
+  cordon_buf part = CORDON_BUF_INIT;
+  if (p->gate_raw) cordon_buf_append(&part, p->gate_raw, p->gate_raw_len);  /* read from an entry, kept as is */
+  else put_gate_part(&part, p);
+  if (part.oom || part.len > UINT32_MAX) b->oom = true;
+  put_u32(b, (uint32_t)part.len);
+  cordon_buf_append(b, part.data ? part.data : "", part.len);
+  cordon_buf_free(&part);
+}
+
 void cordon_lx_runcache_encode(const cordon_lx_run_entry *e, cordon_buf *b) {
   cordon_buf_append(b, MAGIC, 8);
   put_u32(b, CORDON_RUNCACHE_FORMAT);
@@ -80,8 +126,7 @@ void cordon_lx_runcache_encode(const cordon_lx_run_entry *e, cordon_buf *b) {
   put_u32(b, p->min_abi);
   put_u8(b, (p->best_effort ? P_BEST_EFFORT : 0) | (p->fs_unrestricted ? P_FS_UNRESTRICTED : 0) |
                 (p->network_restricted ? P_NET_RESTRICTED : 0) | (p->scope_signals ? P_SCOPE_SIGNALS : 0) |
-                (p->scope_abstract_unix ? P_SCOPE_UNIX : 0) | (p->private_tmp ? P_PRIVATE_TMP : 0) |
-                (p->private_proc ? P_PRIVATE_PROC : 0));
+                (p->scope_abstract_unix ? P_SCOPE_UNIX : 0) | (p->shared_tmp ? P_SHARED_TMP : 0));
   put_u32(b, (uint32_t)p->nrules);
   for (size_t i = 0; i < p->nrules; i++) {
     put_u8(b, p->rules[i].access), put_u8(b, p->rules[i].is_dir);
@@ -91,10 +136,10 @@ void cordon_lx_runcache_encode(const cordon_lx_run_entry *e, cordon_buf *b) {
   for (size_t i = 0; i < p->nmounts; i++) {
     const cordon_mount *m = &p->mounts[i];
     put_u8(b, m->kind);
-    put_u8(b, (m->is_dir ? M_DIR : 0) | (m->read_only ? M_READ_ONLY : 0) | (m->no_exec ? M_NO_EXEC : 0) |
-                  (m->placeholder ? M_PLACEHOLDER : 0));
+    put_u8(b, (m->is_dir ? M_DIR : 0) | (m->read_only ? M_READ_ONLY : 0) | (m->no_exec ? M_NO_EXEC : 0));
     put_str(b, m->path), put_str(b, m->source), put_str(b, m->reason);
   }
+  put_gate(b, p);
   if (e->seccomp_valid_for && e->seccomp_bpf && e->seccomp_bpf_len && e->seccomp_bpf_len <= UINT32_MAX) {
     put_str(b, e->seccomp_valid_for);
     put_u32(b, (uint32_t)e->seccomp_bpf_len);
@@ -149,19 +194,97 @@ static char **get_strv(cursor *c, size_t *count) {
   return v;  /* on failure the holes are NULL: freed as a whole by the caller */
 }
 
+/* A filter tree, bounded in depth; NULL (and bad) when malformed. */
+static cordon_filter *get_filter(cursor *c, int depth) {
+  unsigned kind = get_u8(c), match = get_u8(c);
+  char *name = get_str(c);
+  if (c->bad || depth > FILTER_DEPTH_MAX || kind > CORDON_F_OTHER || match > CORDON_MATCH_REGEX) {
+    free(name);
+    return c->bad = true, NULL;
+  }
+  cordon_filter *f = cordon_filter_new((cordon_filter_kind)kind, name, (cordon_match)match);
+  free(name);
+  if (!f) return c->bad = true, NULL;
+  uint32_t n = get_count(c);
+  for (uint32_t i = 0; i < n && !c->bad; i++) {
+    unsigned is_param = get_u8(c);
+    char *text = get_str(c);
+    if (c->bad || is_param > 1 || !cordon_filter_add_arg(f, text, is_param)) c->bad = true;
+    free(text);
+  }
+  n = get_count(c);
+  for (uint32_t i = 0; i < n && !c->bad; i++) {
+    cordon_filter *child = get_filter(c, depth + 1);
+    if (!child || !cordon_filter_add_child(f, child)) c->bad = true;
+  }
+  if (c->bad) cordon_filter_free(f);
+  return c->bad ? NULL : f;
+}
+
+static bool get_gate_part(cursor *c, cordon_lx_plan *p) {
+  uint32_t n = get_count(c);
+  for (uint32_t i = 0; i < n && !c->bad; i++) {
+    unsigned action = get_u8(c), parts;
+    unsigned char levels[CORDON_LX_NCLASSES];
+    for (int k = 0; k < CORDON_LX_NCLASSES; k++) levels[k] = (unsigned char)get_u8(c);
+    parts = get_u8(c);
+    if (c->bad || action > CORDON_DENY || parts > 7) return c->bad = true, false;
+    cordon_filter *f = parts & G_FILTER ? get_filter(c, 0) : NULL;
+    char *path = parts & G_PATH ? get_str(c) : NULL, *source = get_str(c);
+    bool ok = !c->bad && (!path || path[0] == '/') &&
+              cordon_lx_plan_add_grule(p, (cordon_action)action, levels, f, path, parts & G_SUBTREE, source, NULL, 0);
+    cordon_filter_free(f), free(path), free(source);
+    if (!ok) c->bad = true;
+  }
+  n = get_count(c);
+  for (uint32_t i = 0; i < n && !c->bad; i++) {
+    char *k = get_str(c);
+    if (c->bad || !cordon_lx_plan_add_git_safe_key(p, k)) c->bad = true;
+    free(k);
+  }
+  return !c->bad && c->left == 0;
+}
+
+bool cordon_lx_plan_gate_decode(cordon_lx_plan *p) {
+  if (!p->gate_raw) return true;
+  cursor c = {(const unsigned char *)p->gate_raw, p->gate_raw_len, false};
+  bool ok = get_gate_part(&c, p);
+  free(p->gate_raw);
+  p->gate_raw = NULL, p->gate_raw_len = 0;
+  return ok;
+}
+
+/* Limits and descriptors now; the gate's part kept as bytes for init (cordon_lx_plan_gate_decode). */
+static bool get_gate(cursor *c, cordon_lx_plan *p) {
+  p->limits.memory = (unsigned long long)get_u32(c) << 20;
+  p->limits.procs = get_u32(c), p->limits.cpu = get_u32(c);
+  uint32_t n = get_count(c);
+  if (!c->bad && n && !(p->pass_fds = calloc(n, sizeof *p->pass_fds))) c->bad = true;
+  for (uint32_t i = 0; i < n && !c->bad; i++) {
+    uint32_t fd = get_u32(c);
+    if (fd < 3 || fd > INT32_MAX) c->bad = true;
+    else p->pass_fds[p->npass_fds++] = (int)fd;
+  }
+  uint32_t len = get_u32(c);
+  if (c->bad || len > c->left || !(p->gate_raw = malloc(len ? len : 1))) return c->bad = true, false;
+  memcpy(p->gate_raw, c->p, len);
+  p->gate_raw_len = len;
+  c->p += len, c->left -= len;
+  return true;
+}
+
 static bool get_plan(cursor *c, cordon_lx_plan *p) {
   p->min_abi = get_u32(c);
   unsigned f = get_u8(c);
-  if (c->bad || p->min_abi < 1 || p->min_abi > 64 || f > 127) return false;
+  if (c->bad || p->min_abi < 1 || p->min_abi > 64 || f > 63) return false;
   p->best_effort = f & P_BEST_EFFORT, p->fs_unrestricted = f & P_FS_UNRESTRICTED;
   p->network_restricted = f & P_NET_RESTRICTED, p->scope_signals = f & P_SCOPE_SIGNALS;
-  p->scope_abstract_unix = f & P_SCOPE_UNIX, p->private_tmp = f & P_PRIVATE_TMP;
-  p->private_proc = f & P_PRIVATE_PROC;  /* a later bit: entries written before it read as false */
+  p->scope_abstract_unix = f & P_SCOPE_UNIX, p->shared_tmp = f & P_SHARED_TMP;
   uint32_t n = get_count(c);
   for (uint32_t i = 0; i < n && !c->bad; i++) {
     unsigned access = get_u8(c), is_dir = get_u8(c);
     char *path = get_str(c), *source = get_str(c);
-    bool ok = !c->bad && access <= CORDON_LX_ALL && is_dir <= 1 && path[0] == '/' &&
+    bool ok = !c->bad && access <= (CORDON_LX_ALL | CORDON_LX_LIST) && is_dir <= 1 && path[0] == '/' &&
               cordon_lx_plan_add_rule(p, path, access, is_dir, source);
     free(path), free(source);
     if (!ok) c->bad = true;
@@ -171,13 +294,12 @@ static bool get_plan(cursor *c, cordon_lx_plan *p) {
     unsigned kind = get_u8(c), mf = get_u8(c);
     char *path = get_str(c), *source = get_str(c), *reason = get_str(c);
     cordon_mount m = {.kind = (cordon_mount_kind)kind, .path = path, .is_dir = mf & M_DIR,
-                      .read_only = mf & M_READ_ONLY, .no_exec = mf & M_NO_EXEC, .placeholder = mf & M_PLACEHOLDER,
-                      .source = source, .reason = reason};
-    bool ok = !c->bad && kind <= CORDON_MOUNT_TMPFS && mf <= 15 && path[0] == '/' && cordon_lx_plan_add_mount(p, &m);
+                      .read_only = mf & M_READ_ONLY, .no_exec = mf & M_NO_EXEC, .source = source, .reason = reason};
+    bool ok = !c->bad && kind <= CORDON_MOUNT_KIND_LAST && mf <= 7 && path[0] == '/' && cordon_lx_plan_add_mount(p, &m);
     free(path), free(source), free(reason);
     if (!ok) c->bad = true;
   }
-  return !c->bad;
+  return !c->bad && get_gate(c, p);
 }
 
 /* The stored seccomp program, kept in the entry as read (so it encodes back the same); the plan gets a

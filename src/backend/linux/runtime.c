@@ -1,19 +1,15 @@
-/* src/backend/linux/runtime.c — apply a plan, then exec.
+/* src/backend/linux/runtime.c — apply a plan, then exec (docs/linux-sandbox.md, "Processes").
  *
- * Order (docs/linux-backend.md, "Runtime"): check the kernel; user + mount namespace (only when the plan
- * has mounts: an unprivileged caller maps just its own uid/gid, writing "setgroups deny" first); make
- * mounts private and apply the masks; chdir; a new session when there is no terminal to keep; drop every
- * capability and the bounding set; no_new_privs; seccomp; Landlock last (a Landlock-restricted thread may
- * not mount); execve. Any step failing stops before execve: the command never runs half-sandboxed.
- * No supervisor: cordon becomes the command. Placeholders, when the plan has any, are removed by a
- * detached cleaner (placeholder.h). With --private-proc (pidns.h) the namespaces are entered even without
- * mounts, a PID namespace follows, and everything after it runs in that namespace's init, which forks
- * the command just before execve while cordon stays outside as its supervisor. */
+ * In cordon: check the kernel; enter a user namespace (root too: every id maps to itself, nothing else
+ * is mapped) and a mount namespace; then a PID namespace (pidns.c), whose init does the rest: the view
+ * (view.c), chdir, capabilities dropped but CAP_SYS_PTRACE in the run's own user namespace (the gate reads
+ * callers' memory), no_new_privs, seccomp, Landlock, non-dumpable; then it forks the command, which drops
+ * the last capability, leaves the session when stdin is not a terminal, and execs. Any step failing stops
+ * before execve: the command never runs half-sandboxed. */
 #include "backend/linux/landlock.h"
-#include "backend/linux/mounts.h"
 #include "backend/linux/pidns.h"
-#include "backend/linux/placeholder.h"
 #include "backend/linux/seccomp.h"
+#include "backend/linux/view.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,28 +43,22 @@ static bool can_mount(void) {
   return syscall(SYS_capget, &hdr, data) == 0 && (data[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32)));
 }
 
-/* Enters the namespaces; right after the unshare (whatever follows) tells the placeholder cleaner which
- * mount namespace to wait for, or that none was made. */
-static cordon_lx_status enter_namespaces(int notify_fd, cordon_buf *msg) {
+/* The run's user and mount namespaces. A user namespace for root too: init then holds capabilities only
+ * over the run's own namespaces. Where no user namespace can be made, root falls back to a plain mount
+ * namespace (init then keeps no capability at all). */
+static cordon_lx_status enter_namespaces(bool *in_userns, cordon_buf *msg) {
   uid_t uid = geteuid();
   gid_t gid = getegid();
-  if (can_mount()) {
-    int rc = unshare(CLONE_NEWNS);
-    cordon_lx_placeholders_notify(notify_fd, rc == 0);
-    if (rc != 0) {
-      cordon_buf_printf(msg, "unshare(mount namespace): %s", strerror(errno));
-      return CORDON_LX_SETUP_FAILED;
-    }
-    return CORDON_LX_OK;
-  }
-  int rc = unshare(CLONE_NEWUSER | CLONE_NEWNS);
-  cordon_lx_placeholders_notify(notify_fd, rc == 0);
-  if (rc != 0) {
+  *in_userns = false;
+  if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
+    int err = errno;
+    if (can_mount() && unshare(CLONE_NEWNS) == 0) return CORDON_LX_OK;
     cordon_buf_printf(msg, "unshare(user + mount namespace): %s; unprivileged user namespaces may be off: "
                            "check sysctl kernel.unprivileged_userns_clone, user.max_user_namespaces and, on "
-                           "Ubuntu, kernel.apparmor_restrict_unprivileged_userns", strerror(errno));
+                           "Ubuntu, kernel.apparmor_restrict_unprivileged_userns", strerror(err));
     return CORDON_LX_NOT_AVAILABLE;
   }
+  *in_userns = true;
   char map[64];
   if (!write_file("/proc/self/setgroups", "deny", msg)) return CORDON_LX_SETUP_FAILED;
   snprintf(map, sizeof map, "%u %u 1", (unsigned)uid, (unsigned)uid);
@@ -78,14 +68,20 @@ static cordon_lx_status enter_namespaces(int notify_fd, cordon_buf *msg) {
   return CORDON_LX_OK;
 }
 
-static cordon_lx_status drop_capabilities(cordon_buf *msg) {
+/* Drops every capability from the bounding set and the ambient set, and keeps `keep` (a capability
+ * number, or -1 for none) effective and permitted: init keeps CAP_SYS_PTRACE over its own user namespace. */
+static cordon_lx_status drop_capabilities(int keep, cordon_buf *msg) {
   struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
   struct __user_cap_data_struct data[2];
   memset(data, 0, sizeof data);
   bool had = syscall(SYS_capget, &hdr, data) != 0 || data[0].effective || data[1].effective ||
              data[0].permitted || data[1].permitted;
-  for (int c = 0; c < 64; c++) {
+  /* the command after init: its bounding set is empty already, and it may not drop from it anyway */
+  bool emptied = keep < 0 && had && !(data[0].permitted & ~(1u << CAP_SYS_PTRACE)) && !data[1].permitted &&
+                 prctl(PR_CAPBSET_READ, CAP_SYS_PTRACE, 0, 0, 0) == 0;
+  for (int c = 0; c < 64 && !emptied; c++) {
     if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) == 0) continue;
+    if (errno == EPERM && prctl(PR_CAPBSET_READ, c, 0, 0, 0) == 0) continue;  /* not in the set */
     if (errno == EINVAL) break;  /* past the last capability this kernel knows */
     if (errno == EPERM && !had) break;  /* no capabilities to begin with: nothing can be regained */
     cordon_buf_printf(msg, "dropping capability %d from the bounding set: %s", c, strerror(errno));
@@ -95,7 +91,10 @@ static cordon_lx_status drop_capabilities(cordon_buf *msg) {
     cordon_buf_printf(msg, "clearing ambient capabilities: %s", strerror(errno));
     return CORDON_LX_SETUP_FAILED;
   }
+  /* the bounding set is empty now, `keep` included: it limits what an execve gains, and init never execs */
+  bool kept = keep >= 0 && (data[keep / 32].permitted & (1u << (keep % 32)));
   memset(data, 0, sizeof data);
+  if (kept) data[keep / 32].effective = data[keep / 32].permitted = 1u << (keep % 32);
   if (syscall(SYS_capset, &hdr, data) != 0) {
     cordon_buf_printf(msg, "capset: %s", strerror(errno));
     return CORDON_LX_SETUP_FAILED;
@@ -144,36 +143,58 @@ static cordon_lx_status exec_command(const char *const *argv, const char *const 
   return err == ENOENT || err == ENOTDIR ? CORDON_LX_NOT_FOUND : CORDON_LX_NOT_EXECUTABLE;
 }
 
-static cordon_lx_status sandbox_and_exec(const cordon_lx_plan *plan, int abi, cordon_lx_landlock_ahead *ahead,
-                                         const char *const *argv, const char *const *env, const char *cwd,
-                                         int notify_fd, cordon_buf *msg) {
+/* init: the view and the sandbox, applied to itself before it forks the command, so every process of
+ * the run has them. */
+static cordon_lx_status sandbox_init(const cordon_lx_plan *plan, int abi, cordon_lx_landlock_ahead *ahead,
+                                     const char *cwd, bool in_userns, cordon_buf *msg) {
   cordon_lx_status st;
-  cordon_lx_pidns pidns = {.report_fd = -1};
-  if (plan->nmounts > 0 || plan->private_proc) {
-    /* one thread before a user namespace, and before the forks of --private-proc, whose children may
-     * allocate (failing): the helper may have left a malloc lock held at the moment of a fork */
-    if (ahead && (!can_mount() || plan->private_proc)) cordon_lx_landlock_ahead_finish(ahead);
-    if ((st = enter_namespaces(notify_fd, msg)) != CORDON_LX_OK) return st;
-    if (plan->private_proc && (st = cordon_lx_pidns_enter(&pidns, msg)) != CORDON_LX_OK) return st;
-    if ((st = cordon_lx_mounts_apply(plan, msg)) != CORDON_LX_OK) return st;
-  }
+  if (!plan->fs_unrestricted && (st = cordon_lx_view_build(plan, msg)) != CORDON_LX_OK) return st;
   if (cwd && chdir(cwd) != 0) {
-    cordon_buf_printf(msg, "cannot enter %s: %s", cwd, strerror(errno));
+    cordon_buf_printf(msg, "cannot enter %s: %s%s", cwd, strerror(errno),
+                      errno == ENOENT ? " (the policy grants nothing there, so the sandbox does not show it)" : "");
     return CORDON_LX_SETUP_FAILED;
   }
-  /* Without a terminal on stdin there is no job control to keep: leave the caller's session so the
-   * command cannot reach its terminal. With one, the session stays (the user's shell needs it) and
-   * seccomp denies TIOCSTI instead. setsid fails for a process-group leader; that is harmless. */
-  if (!isatty(STDIN_FILENO)) (void)setsid();
-  if ((st = drop_capabilities(msg)) != CORDON_LX_OK) return st;
+  if ((st = drop_capabilities(in_userns ? CAP_SYS_PTRACE : -1, msg)) != CORDON_LX_OK) return st;
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
     cordon_buf_printf(msg, "no_new_privs: %s", strerror(errno));
     return CORDON_LX_SETUP_FAILED;
   }
   if ((st = cordon_lx_seccomp_apply(plan, msg)) != CORDON_LX_OK) return st;
   if ((st = cordon_lx_landlock_apply(plan, abi, ahead, msg)) != CORDON_LX_OK) return st;
-  if (plan->private_proc && (st = cordon_lx_pidns_spawn(&pidns, msg)) != CORDON_LX_OK) return st;
+  /* nothing inside may ptrace init or read its memory: init serves the gate for everyone */
+  if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+    cordon_buf_printf(msg, "PR_SET_DUMPABLE: %s", strerror(errno));
+    return CORDON_LX_SETUP_FAILED;
+  }
+  return CORDON_LX_OK;
+}
+
+/* the command, after init forked it: its own steps, then execve. */
+static cordon_lx_status command_exec(const char *const *argv, const char *const *env, cordon_buf *msg) {
+  /* Without a terminal on stdin there is no job control to keep: leave the caller's session so the
+   * command cannot reach its terminal. With one, the session stays (the user's shell needs it) and
+   * seccomp denies TIOCSTI instead. setsid fails for a process-group leader; that is harmless. */
+  if (!isatty(STDIN_FILENO)) (void)setsid();
+  cordon_lx_status st = drop_capabilities(-1, msg);
+  if (st != CORDON_LX_OK) return st;
   return exec_command(argv, env, msg);
+}
+
+static cordon_lx_status sandbox_and_exec(const cordon_lx_plan *plan, int abi, cordon_lx_landlock_ahead *ahead,
+                                         const char *const *argv, const char *const *env, const char *cwd,
+                                         cordon_buf *msg) {
+  cordon_lx_status st;
+  bool in_userns;
+  /* one thread before a user namespace and the forks that follow */
+  if (ahead) cordon_lx_landlock_ahead_finish(ahead);
+  if ((st = enter_namespaces(&in_userns, msg)) != CORDON_LX_OK) return st;
+  cordon_lx_pidns ns;
+  if ((st = cordon_lx_pidns_enter(&ns, msg)) != CORDON_LX_OK) return st;
+  /* init from here on */
+  if ((st = sandbox_init(plan, abi, ahead, cwd, in_userns, msg)) != CORDON_LX_OK) return st;
+  if ((st = cordon_lx_pidns_spawn(&ns, msg)) != CORDON_LX_OK) return st;
+  /* the command from here on */
+  return command_exec(argv, env, msg);
 }
 
 /* Best effort runs with what the kernel has; say what that leaves out, once, on stderr. */
@@ -209,15 +230,11 @@ cordon_lx_status cordon_lx_run_ahead(const cordon_lx_plan *plan, cordon_lx_landl
   cordon_lx_status st = cordon_lx_check(&pr, plan->min_abi, plan->best_effort, msg);
   if (st != CORDON_LX_OK) return st;
   warn_best_effort(plan, pr.abi);
-  if ((plan->nmounts > 0 || plan->private_proc) && !pr.userns) {
-    cordon_buf_puts(msg, "this plan needs a mount namespace, and unprivileged user namespaces are disabled "
-                         "here: enable them (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu "
-                         "kernel.apparmor_restrict_unprivileged_userns=0) or run as root");
+  if (!pr.userns && !can_mount()) {
+    cordon_buf_puts(msg, "every run needs its own user, mount and PID namespaces, and unprivileged user "
+                         "namespaces are disabled here: enable them (sysctl kernel.unprivileged_userns_clone=1, "
+                         "or on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0) or run as root");
     return CORDON_LX_NOT_AVAILABLE;
   }
-  bool need_placeholders = false;
-  for (size_t i = 0; i < plan->nmounts; i++) need_placeholders = need_placeholders || plan->mounts[i].placeholder;
-  int notify_fd = -1;
-  if (need_placeholders && (st = cordon_lx_placeholders_start(plan, &notify_fd, msg)) != CORDON_LX_OK) return st;
-  return sandbox_and_exec(plan, pr.abi, ahead, argv, env, cwd, notify_fd, msg);
+  return sandbox_and_exec(plan, pr.abi, ahead, argv, env, cwd, msg);
 }
