@@ -227,6 +227,7 @@ static void store(const char *root, const char plans[4200], const char *file, co
   (void)mkdir(plans, 0700);
   if (!trusted_dirs(root, plans)) return;
   json_t *doc = json_object(), *obs = json_array(), *pj = cordon_lx_plan_to_jsonv(p);
+  if (pj) json_object_set_new(pj, "gate", cordon_lx_plan_gate_to_hexv(p));  /* compact: read on every miss */
   bool ok = doc && obs && pj;
   for (size_t i = 0; ok && i < p->nobs; i++) {
     char kind[2] = {p->obs_kinds[i], '\0'};

@@ -150,9 +150,16 @@ bool cordon_lx_plan_add_grule(cordon_lx_plan *p, cordon_action action, const uns
 bool cordon_lx_plan_add_git_safe_key(cordon_lx_plan *p, const char *key);
 /* explain's lines for the gate: what it decides, and every deny among its rules. */
 void cordon_lx_plan_describe_gate(const cordon_lx_plan *p, cordon_buf *out);
-/* The gate's part as JSON ({rules, git_safe_keys}; a json_t *), and back into `p`: false when malformed. */
+/* The gate's part as JSON ({rules, git_safe_keys}; a json_t *), and back into `p`: false when malformed.
+ * The reading side also takes the compact form the plan cache writes: a string of hex digits holding
+ * cordon_lx_plan_gate_encode's bytes. */
 void *cordon_lx_plan_gate_to_jsonv(const cordon_lx_plan *p);
 bool cordon_lx_plan_gate_from_jsonv(cordon_lx_plan *p, const void *json);
+/* The compact form as a JSON string (a json_t *), for the plan cache; NULL when out of memory. */
+void *cordon_lx_plan_gate_to_hexv(const cordon_lx_plan *p);
+/* The gate's part in the run cache's binary form (runcache_format.c), appended to `out`: what the plan
+ * cache keeps too (as hex), because its JSON form is five times larger and slower to read. */
+void cordon_lx_plan_gate_encode(const cordon_lx_plan *p, cordon_buf *out);
 /* Decodes a run cache entry's gate part into grules and git_safe_keys (runcache_format.c); true when
  * there was none. init calls it once the command is forked. */
 bool cordon_lx_plan_gate_decode(cordon_lx_plan *p);

@@ -197,7 +197,35 @@ fail:
   return NULL;
 }
 
+/* The compact form: hex of the binary gate part, decoded at once (the plan may be stored again). */
+static bool gate_from_hex(cordon_lx_plan *p, const char *hex, size_t n) {
+  if (n % 2 || p->gate_raw || !(p->gate_raw = malloc(n / 2 + 1))) return false;
+  for (size_t i = 0; i < n; i += 2) {
+    int hi = hex[i] >= 'a' ? hex[i] - 'a' + 10 : hex[i] - '0', lo = hex[i + 1] >= 'a' ? hex[i + 1] - 'a' + 10 : hex[i + 1] - '0';
+    if (hi < 0 || hi > 15 || lo < 0 || lo > 15) return false;  /* freed with the plan */
+    p->gate_raw[i / 2] = (char)(hi << 4 | lo);
+  }
+  p->gate_raw_len = n / 2;
+  return cordon_lx_plan_gate_decode(p);
+}
+
+void *cordon_lx_plan_gate_to_hexv(const cordon_lx_plan *p) {
+  cordon_buf bin = CORDON_BUF_INIT, hex = CORDON_BUF_INIT;
+  cordon_lx_plan_gate_encode(p, &bin);
+  static const char digits[] = "0123456789abcdef";
+  for (size_t i = 0; i < bin.len; i++) {
+    unsigned char c = (unsigned char)bin.data[i];
+    cordon_buf_putc(&hex, digits[c >> 4]);
+    cordon_buf_putc(&hex, digits[c & 15]);
+  }
+  json_t *v = bin.oom || hex.oom ? NULL : json_stringn(hex.data ? hex.data : "", hex.len);
+  cordon_buf_free(&bin), cordon_buf_free(&hex);
+  return v;
+}
+
 bool cordon_lx_plan_gate_from_jsonv(cordon_lx_plan *p, const void *json) {
+  if (json_is_string((const json_t *)json))
+    return gate_from_hex(p, json_string_value(json), json_string_length(json));
   const json_t *root = json, *rules = json_object_get(root, "rules"), *keys = json_object_get(root, "git_safe_keys");
   if (!json_is_array(rules) || !json_is_array(keys)) return false;
   size_t i;

@@ -93,13 +93,17 @@ static void put_gate_part(cordon_buf *b, const cordon_lx_plan *p) {
   for (size_t i = 0; i < p->ngit_safe_keys; i++) put_str(b, p->git_safe_keys[i]);
 }
 
+void cordon_lx_plan_gate_encode(const cordon_lx_plan *p, cordon_buf *out) {
+  if (p->gate_raw) cordon_buf_append(out, p->gate_raw, p->gate_raw_len);
+  else put_gate_part(out, p);
+}
+
 static void put_gate(cordon_buf *b, const cordon_lx_plan *p) {
   put_u32(b, (uint32_t)(p->limits.memory >> 20)), put_u32(b, p->limits.procs), put_u32(b, p->limits.cpu);
   put_u32(b, (uint32_t)p->npass_fds);
   for (size_t i = 0; i < p->npass_fds; i++) put_u32(b, (uint32_t)p->pass_fds[i]);
   cordon_buf part = CORDON_BUF_INIT;
-  if (p->gate_raw) cordon_buf_append(&part, p->gate_raw, p->gate_raw_len);  /* read from an entry, kept as is */
-  else put_gate_part(&part, p);
+  cordon_lx_plan_gate_encode(p, &part);  /* read from an entry: kept as is */
   if (part.oom || part.len > UINT32_MAX) b->oom = true;
   put_u32(b, (uint32_t)part.len);
   cordon_buf_append(b, part.data ? part.data : "", part.len);
