@@ -16,8 +16,12 @@
  *   u32 min_abi, u8 plan flags
  *   u32 n, n × { u8 access, u8 is_dir, str path, str source }                       Landlock rules
  *   u32 n, n × { u8 kind, u8 flags, str path, str source, str reason }              mounts
- *   optional: str valid-for, u32 n, n bytes     the seccomp program libseccomp built (seccomp.h), used
- *                                               only when valid-for names this machine and kernel
+ *   u32 procs, u32 cpu, u32 memory (low half), u32 memory (high half)   resource limits (limits.h)
+ *   u32 n, n × u32                                                       descriptors passed (--pass-fd)
+ *   optional: str valid-for, u32 n, n bytes, u32 m, m bytes     the base and gate seccomp programs
+ *                                         libseccomp built (seccomp.h), used only when valid-for names
+ *                                         this machine, kernel and libseccomp; m is 0 when the build
+ *                                         that wrote the entry had no gate
  *
  * The plan's approximations and skipped paths are not kept: only explain shows them. */
 #include "backend/linux/runcache.h"
@@ -30,6 +34,7 @@
 
 #define MAGIC "CORDONRC"
 #define MAX_COUNT 200000u  /* entries of any list: far beyond a real run */
+#define MAX_PASS_FDS 1024u /* procsetup.c's limit */
 
 enum { P_BEST_EFFORT = 1, P_FS_UNRESTRICTED = 2, P_NET_RESTRICTED = 4, P_SCOPE_SIGNALS = 8, P_SCOPE_UNIX = 16,
        P_PRIVATE_TMP = 32, P_PRIVATE_PROC = 64 };
@@ -95,10 +100,17 @@ void cordon_lx_runcache_encode(const cordon_lx_run_entry *e, cordon_buf *b) {
                   (m->placeholder ? M_PLACEHOLDER : 0));
     put_str(b, m->path), put_str(b, m->source), put_str(b, m->reason);
   }
-  if (e->seccomp_valid_for && e->seccomp_bpf && e->seccomp_bpf_len && e->seccomp_bpf_len <= UINT32_MAX) {
+  put_u32(b, p->limits.procs), put_u32(b, p->limits.cpu);
+  put_u32(b, (uint32_t)p->limits.memory), put_u32(b, (uint32_t)(p->limits.memory >> 32));
+  put_u32(b, (uint32_t)p->npass_fds);
+  for (size_t i = 0; i < p->npass_fds; i++) put_u32(b, (uint32_t)p->pass_fds[i]);
+  if (e->seccomp_valid_for && e->seccomp_bpf && e->seccomp_base_len && e->seccomp_base_len <= UINT32_MAX &&
+      e->seccomp_gate_len <= UINT32_MAX) {
     put_str(b, e->seccomp_valid_for);
-    put_u32(b, (uint32_t)e->seccomp_bpf_len);
-    cordon_buf_append(b, e->seccomp_bpf, e->seccomp_bpf_len);
+    put_u32(b, (uint32_t)e->seccomp_base_len);
+    cordon_buf_append(b, e->seccomp_bpf, e->seccomp_base_len);
+    put_u32(b, (uint32_t)e->seccomp_gate_len);
+    cordon_buf_append(b, e->seccomp_bpf + e->seccomp_base_len, e->seccomp_gate_len);
   }
 }
 
@@ -177,28 +189,51 @@ static bool get_plan(cursor *c, cordon_lx_plan *p) {
     free(path), free(source), free(reason);
     if (!ok) c->bad = true;
   }
+  p->limits.procs = get_u32(c), p->limits.cpu = get_u32(c);
+  p->limits.memory = get_u32(c);
+  p->limits.memory |= (unsigned long long)get_u32(c) << 32;
+  n = get_count(c);
+  if (c->bad || n > MAX_PASS_FDS || (n && !(p->pass_fds = calloc(n, sizeof *p->pass_fds)))) return c->bad = true, false;
+  for (uint32_t i = 0; i < n && !c->bad; i++) {
+    uint32_t fd = get_u32(c);
+    if (fd < 3 || fd > INT32_MAX) c->bad = true;
+    p->pass_fds[p->npass_fds++] = (int)fd;
+  }
   return !c->bad;
 }
 
-/* The stored seccomp program, kept in the entry as read (so it encodes back the same); the plan gets a
- * copy only when it was built for this machine, kernel and libseccomp (otherwise the runtime builds the
- * filter itself). */
+/* One stored program: u32 length, then that many bytes of struct sock_filter (8 bytes each, at most
+ * BPF_MAXINSNS of them), appended to `out`. An empty one only where `may_be_empty`. */
+static bool get_program(cursor *c, cordon_buf *out, size_t *len, bool may_be_empty) {
+  uint32_t n = get_u32(c);
+  if (c->bad || (n == 0 && !may_be_empty) || n > c->left || n % 8 != 0 || n / 8 > 4096) return c->bad = true, false;
+  cordon_buf_append(out, (const char *)c->p, n);
+  c->p += n, c->left -= n;
+  *len = n;
+  return !out->oom || (c->bad = true, false);
+}
+
+/* The stored seccomp programs, kept in the entry as read (so it encodes back the same); the plan gets a
+ * copy only when they were built for this machine, kernel and libseccomp (otherwise the runtime builds
+ * the filters itself). */
 static bool get_seccomp(cursor *c, cordon_lx_run_entry *e) {
   e->seccomp_valid_for = get_str(c);
-  uint32_t n = get_u32(c);
-  if (c->bad || n == 0 || n > c->left || n % 8 != 0 || n / 8 > 4096)  /* sock_filter: 8 bytes; BPF_MAXINSNS */
+  cordon_buf both = CORDON_BUF_INIT;
+  if (c->bad || !get_program(c, &both, &e->seccomp_base_len, false) ||
+      !get_program(c, &both, &e->seccomp_gate_len, true)) {
+    cordon_buf_free(&both);
     return c->bad = true, false;
-  if (!(e->seccomp_bpf = malloc(n))) return c->bad = true, false;
-  memcpy(e->seccomp_bpf, c->p, n);
-  e->seccomp_bpf_len = n;
-  c->p += n, c->left -= n;
+  }
+  size_t n = e->seccomp_base_len + e->seccomp_gate_len;
+  e->seccomp_bpf = cordon_buf_take(&both);
+  if (!e->seccomp_bpf) return c->bad = true, false;
   cordon_buf here = CORDON_BUF_INIT;
   cordon_lx_seccomp_kernel(&here);
   bool same = cordon_buf_str(&here) && !here.oom && strcmp(cordon_buf_str(&here), e->seccomp_valid_for) == 0;
   cordon_buf_free(&here);
   if (same && (e->plan->seccomp_bpf = malloc(n))) {
     memcpy(e->plan->seccomp_bpf, e->seccomp_bpf, n);
-    e->plan->seccomp_bpf_len = n;
+    e->plan->seccomp_base_len = e->seccomp_base_len, e->plan->seccomp_gate_len = e->seccomp_gate_len;
   }
   return true;
 }
