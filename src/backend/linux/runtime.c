@@ -10,9 +10,11 @@
  * mounts, a PID namespace follows, and everything after it runs in that namespace's init, which forks
  * the command just before execve while cordon stays outside as its supervisor. */
 #include "backend/linux/landlock.h"
+#include "backend/linux/limits.h"
 #include "backend/linux/mounts.h"
 #include "backend/linux/pidns.h"
 #include "backend/linux/placeholder.h"
+#include "backend/linux/procsetup.h"
 #include "backend/linux/seccomp.h"
 
 #include <errno.h>
@@ -155,6 +157,7 @@ static cordon_lx_status sandbox_and_exec(const cordon_lx_plan *plan, int abi, co
     if (ahead && (!can_mount() || plan->private_proc)) cordon_lx_landlock_ahead_finish(ahead);
     if ((st = enter_namespaces(notify_fd, msg)) != CORDON_LX_OK) return st;
     if (plan->private_proc && (st = cordon_lx_pidns_enter(&pidns, msg)) != CORDON_LX_OK) return st;
+    if (plan->private_proc && (st = cordon_lx_limits_enter(&plan->limits, NULL, msg)) != CORDON_LX_OK) return st;
     if ((st = cordon_lx_mounts_apply(plan, msg)) != CORDON_LX_OK) return st;
   }
   if (cwd && chdir(cwd) != 0) {
@@ -170,9 +173,12 @@ static cordon_lx_status sandbox_and_exec(const cordon_lx_plan *plan, int abi, co
     cordon_buf_printf(msg, "no_new_privs: %s", strerror(errno));
     return CORDON_LX_SETUP_FAILED;
   }
+  if ((st = cordon_lx_keyring_fresh(msg)) != CORDON_LX_OK) return st;
   if ((st = cordon_lx_seccomp_apply(plan, msg)) != CORDON_LX_OK) return st;
   if ((st = cordon_lx_landlock_apply(plan, abi, ahead, msg)) != CORDON_LX_OK) return st;
   if (plan->private_proc && (st = cordon_lx_pidns_spawn(&pidns, msg)) != CORDON_LX_OK) return st;
+  if ((st = cordon_lx_limits_apply(&plan->limits, NULL, msg)) != CORDON_LX_OK) return st;
+  if ((st = cordon_lx_fds_close_inherited(plan->pass_fds, plan->npass_fds, msg)) != CORDON_LX_OK) return st;
   return exec_command(argv, env, msg);
 }
 
