@@ -103,6 +103,14 @@ static cordon_sandbox_status transform(const cordon_backend *self, const cordon_
     cordon_lx_plan_free(plan);
     return map_status(st);
   }
+  /* what the run gets besides its policy: not part of the compiled (and cached) plan */
+  plan->limits = cmd->limits;
+  if (cmd->npass_fds && !(plan->pass_fds = malloc(cmd->npass_fds * sizeof *plan->pass_fds))) {
+    cordon_lx_plan_free(plan);
+    return CORDON_SANDBOX_NOMEM;
+  }
+  if (cmd->npass_fds) memcpy(plan->pass_fds, cmd->pass_fds, cmd->npass_fds * sizeof *plan->pass_fds);
+  plan->npass_fds = cmd->npass_fds;
   out->plan = plan;
   out->plan_free = plan_free;
   out->sandbox_type = self->sandbox_type;
