@@ -157,7 +157,8 @@ bool cordon_lx_cgroup_create(const char *mount, const char *own, const char *con
     if (slash == parent) slash[1] = '\0';
     else *slash = '\0';
   }
-  if (!join(dir, mount, strcmp(parent, "/") == 0 ? "" : parent + 1)) {
+  int len = snprintf(dir, sizeof dir, "%s%s", mount, strcmp(parent, "/") == 0 ? "" : parent);
+  if (len < 0 || len >= PATH_CAP) {
     *why = "the cgroup path is too long";
     return false;
   }
@@ -238,7 +239,7 @@ void cordon_lx_cgroup_remove(cordon_lx_limits_run *run, const cordon_lx_limits *
   }
   /* the PID namespace is gone, but the kernel may take a moment to empty the cgroup */
   bool gone = false;
-  for (int i = 0; i < 200 && !(gone = rmdir(run->dir) == 0 || errno == ENOENT); i++) {
+  for (int i = 0; i < 200 && !(gone = rmdir(run->dir) == 0 || errno == ENOENT) && errno == EBUSY; i++) {
     if (i == 100) (void)write_file(run->dir, "cgroup.kill", "1", true);  /* something outlived the run */
     nanosleep(&(struct timespec){0, 5 * 1000 * 1000}, NULL);
   }
