@@ -351,10 +351,9 @@ static int read_pass_fds(lua_State *L, int t, cordon_sandbox_command *cmd) {
   lua_insert(L, -2);
   for (size_t i = 0; i < n; i++) {
     lua_rawgeti(L, -1, (lua_Integer)i + 1);
-    int isnum;
-    lua_Integer fd = lua_tointegerx(L, -1, &isnum);
+    if (!lua_isinteger(L, -1)) luaL_error(L, "field 'pass_fds' must hold only integers");
+    lua_Integer fd = lua_tointeger(L, -1);
     lua_pop(L, 1);
-    if (!isnum) luaL_error(L, "field 'pass_fds' must hold only integers");
     int flags = fd > 2 && fd <= INT_MAX ? fcntl((int)fd, F_GETFD) : -1;
     const char *why = fd <= 2 ? "0, 1 and 2 are always passed; give one above 2"
                       : flags < 0 ? "not an open descriptor in cordon"

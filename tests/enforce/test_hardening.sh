@@ -139,6 +139,15 @@ print(sorted(seen))' 2>&1)
   check "$u: a bad --limit is a clear error and nothing runs ($out)" \
     test ! -e "$W/ran-limit" -a -n "$(grep "limit 'procs=bogus': procs takes a whole number" <<<"$out")"
 
+  # where PID namespaces have their own pid_max (Linux 6.14), the cap is there, and stays there
+  pid_max=$(sbx "$u" -- sh -c 'echo 4194304 >/proc/sys/kernel/pid_max 2>/dev/null; cat /proc/sys/kernel/pid_max')
+  if [ "$pid_max" = 4194304 ] || [ "$pid_max" = 4396 ]; then
+    check "$u: the run's pid namespace is capped (procs + 300) and the command cannot lift it (got $pid_max)" \
+      test "$pid_max" = 4396
+  else
+    echo "note: $u: no pid_max per PID namespace here (got $pid_max): RLIMIT_NPROC alone holds procs"
+  fi
+
   # a fork bomb: held at its cap, the host still starts commands, another run works, and nothing of it
   # is left once the command ends
   mark="bomb_$$_$u"

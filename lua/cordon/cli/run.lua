@@ -155,6 +155,10 @@ function M.run(argv, first)
     end
     return cli.fail(terr)
   end
+  if opts.limit and req.sandbox_type == "none" then
+    return cli.fail("invalid_request: --limit needs the sandbox, and this profile runs unsandboxed (use "
+      .. "--sandbox require)")
+  end
   if opts["dry-run"] then
     io.stdout:write(describe(req))
     return 0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cli/test_run_options.sh — `cordon run`'s run options that are not policy: --limit (defaults,
+# tests/cli/test_run_limits.sh — `cordon run`'s run options that are not policy: --limit (defaults,
 # overrides, clear errors), --pass-fd (only a descriptor the caller passed), --shared-tmp, and the PID
 # namespace that is always on. Everything is checked through --dry-run or an error that runs nothing
 # (a marker the command would write stays absent).
@@ -52,6 +52,8 @@ refused "an unknown limit" "limit 'files=10': unknown limit" -- --limit files=10
 refused "an empty item" "an empty item" -- --limit procs=1,,cpu=2
 refused "a negative count" "procs takes a whole number" -- --limit procs=-5
 refused "--limit off Linux" "--limit is enforced on Linux only" -- --platform darwin --limit procs=10
+refused "--limit on an unsandboxed run" "--limit needs the sandbox" -- --profile danger-full-access --limit procs=10
+line "--limit with --sandbox require" "limits: procs=10 memory=none cpu=none" -- --profile danger-full-access --sandbox require --limit procs=10 -- true
 
 exec 7</dev/null
 line "a passed descriptor shows in the dry run" "pass-fd: 7" -- --pass-fd 7 -- true
