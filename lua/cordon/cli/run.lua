@@ -11,6 +11,17 @@ local common = require "cordon.cli.common"
 
 local M = { summary = "run a command inside the sandbox" }
 
+-- Resource limits (docs/cli.md, "Limits"), applied before the user's --limit specs, which override them
+-- item by item. Every run gets a process cap: a fork bomb inside then cannot take the machine's pids
+-- (32768 by default) or its memory with it. An agent's session runs builds and tests for hours and
+-- gets a memory cap too: a runaway process fails alone instead of pushing the machine into swap or the
+-- OOM killer. No CPU-seconds default: RLIMIT_CPU is per process and would kill a long build, or the
+-- agent itself, that is doing nothing wrong.
+M.limits = {
+  every_run = { "procs=4096" },
+  agent_session = { "memory=50%" },
+}
+
 M.spec = common.spec_with {
   { "sandbox", value = true, metavar = "MODE",
     help = "auto (sandbox restricted profiles; default), require (always), forbid (only unrestricted profiles run)" },
@@ -21,23 +32,13 @@ M.spec = common.spec_with {
     .. "sockets, tmux's and the X server's among them, become reachable as the policy allows)" },
   { "limit", value = true, list = true, metavar = "SPEC", help = "Linux: resource limits, a comma list of "
     .. "procs=N (processes and threads), memory=SIZE (K, M, G, T, or N% of RAM), cpu=SECONDS (per process), "
-    .. "or none; 0 turns one off. Default: procs=4096; an agent's session also memory=50%" },
+    .. "or none; 0 turns one off. Default: " .. table.concat(M.limits.every_run, ",") .. "; an agent's session "
+    .. "also " .. table.concat(M.limits.agent_session, ",") },
   { "pass-fd", value = true, list = true, metavar = "N", help = "Linux: the command inherits descriptor N "
     .. "(above 2, open in cordon); every other one above 2 is closed" },
   { "private-proc", help = "Linux: accepted; every run has its own PID namespace and /proc (always on)" },
   { "no-private-proc", help = "Linux: refused; the PID namespace is what ends everything a run started" },
   { "help", short = "h", help = "show this help" },
-}
-
--- Resource limits (docs/cli.md, "Limits"), applied before the user's --limit specs, which override them
--- item by item. Every run gets a process cap: a fork bomb inside then cannot take the machine's pids
--- (32768 by default) or its memory with it. An agent's session runs builds and tests for hours and
--- gets a memory cap too: a runaway process fails alone instead of pushing the machine into swap or the
--- OOM killer. No CPU-seconds default: RLIMIT_CPU is per process and would kill a long build, or the
--- agent itself, that is doing nothing wrong.
-M.limits = {
-  every_run = { "procs=4096" },
-  agent_session = { "memory=50%" },
 }
 
 local function usage()

@@ -182,34 +182,34 @@ static scmp_filter_ctx new_ctx(bool compat, cordon_buf *msg) {
   return ctx;
 }
 
-/* The plan's filter as one libseccomp context (native rules, then the compat ABIs' merged in); any
- * architecture in neither is killed by libseccomp's default bad-arch action. NULL (with msg) on failure. */
-static scmp_filter_ctx build(const cordon_lx_plan *plan, cordon_lx_seccomp_filter which, cordon_buf *msg) {
-#if defined(__x86_64__)
-  const int parts = 2;
-#else
-  const int parts = 1;
-#endif
-  scmp_filter_ctx whole = NULL;
-  for (int part = 0; part < parts; part++) {
-    filter f = {new_ctx(part == 1, msg), part == 1, msg, true};
-    if (!f.ctx) break;
-    if (which == CORDON_LX_SECCOMP_BASE) base_rules(&f, plan);
-    else gate_rules(&f);
-    int rc = 0;
-    if (f.ok && whole && (rc = seccomp_merge(whole, f.ctx)) != 0) {
-      cordon_buf_printf(msg, "seccomp_merge: %s", strerror(-rc));
-      f.ok = false;
-    }
-    if (!f.ok) {
-      seccomp_release(f.ctx);
-      break;
-    }
-    if (!whole) whole = f.ctx;  /* merged contexts belong to `whole` from here on */
-    if (part == parts - 1) return whole;
-  }
-  if (whole) seccomp_release(whole);
+/* One part of a filter: the native ABI's rules, or the 32-bit ABIs' (compat). NULL (with msg) on failure. */
+static scmp_filter_ctx part(const cordon_lx_plan *plan, cordon_lx_seccomp_filter which, bool compat, cordon_buf *msg) {
+  filter f = {new_ctx(compat, msg), compat, msg, true};
+  if (!f.ctx) return NULL;
+  if (which == CORDON_LX_SECCOMP_BASE) base_rules(&f, plan);
+  else gate_rules(&f);
+  if (f.ok) return f.ctx;
+  seccomp_release(f.ctx);
   return NULL;
+}
+
+/* The plan's filter as one libseccomp context, the compat ABIs' part merged into the native one; any
+ * other architecture is killed by libseccomp's default bad-arch action. NULL (with msg) on failure. */
+static scmp_filter_ctx build(const cordon_lx_plan *plan, cordon_lx_seccomp_filter which, cordon_buf *msg) {
+  scmp_filter_ctx native = part(plan, which, false, msg);
+#if defined(__x86_64__)
+  scmp_filter_ctx compat = native ? part(plan, which, true, msg) : NULL;
+  int rc = compat ? seccomp_merge(native, compat) : -1;  /* a merge consumes `compat` */
+  if (rc != 0) {
+    if (compat) {
+      cordon_buf_printf(msg, "seccomp_merge: %s", strerror(-rc));
+      seccomp_release(compat);
+    }
+    if (native) seccomp_release(native);
+    return NULL;
+  }
+#endif
+  return native;
 }
 
 static cordon_lx_status load(const cordon_lx_plan *plan, cordon_lx_seccomp_filter which, int *listener, cordon_buf *msg) {
