@@ -31,8 +31,9 @@
 
 typedef enum { CORDON_LX_SECCOMP_BASE = 0, CORDON_LX_SECCOMP_GATE = 1 } cordon_lx_seccomp_filter;
 
-/* In init, after no_new_privs and before forking the command. A fresh session keyring must be joined
- * before (procsetup.h): keyctl is refused from here on. */
+/* In init, once the view is built (the mount API is refused from here on), after no_new_privs, before
+ * any thread (no TSYNC) and before forking the command. Join the fresh session keyring first
+ * (procsetup.h): keyctl is refused too. */
 cordon_lx_status cordon_lx_seccomp_apply_base(const cordon_lx_plan *plan, cordon_buf *msg);
 /* In the command, single-threaded, after the base: sets *listener to the notification descriptor
  * (close-on-exec) to hand to init's gate. */
