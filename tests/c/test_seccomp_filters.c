@@ -226,6 +226,12 @@ static long open_tree_any(void) {
   if (fd >= 0) close((int)fd);
   return err_of(fd);
 }
+/* Linux 6.15's open_tree_attr, newer than this libseccomp: refused by its number */
+static long open_tree_attr_any(void) {
+  long fd = syscall(467, AT_FDCWD, "/", 0, NULL, 0);
+  if (fd >= 0) close((int)fd);
+  return err_of(fd);
+}
 static long fsopen_any(void) {
   long fd = syscall(__NR_fsopen, "tmpfs", 0);
   if (fd >= 0) close((int)fd);
@@ -306,6 +312,7 @@ static void the_base_filter_refuses_what_no_process_of_a_run_may_do(void **state
       EXPECT(setns_any, EPERM),        EXPECT(keyctl_user, EPERM),      EXPECT(add_key_user, EPERM),
       EXPECT(request_key_any, EPERM),  EXPECT(mount_any, EPERM),        EXPECT(umount_any, EPERM),
       EXPECT(pivot_root_any, EPERM),   EXPECT(chroot_any, EPERM),       EXPECT(open_tree_any, EPERM),
+      EXPECT(open_tree_attr_any, EPERM),
       EXPECT(fsopen_any, EPERM),       EXPECT(open_by_handle, EPERM),   EXPECT(bpf_any, EPERM),
       EXPECT(userfaultfd_any, EPERM),  EXPECT(kexec_any, EPERM),
   };

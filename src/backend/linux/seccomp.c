@@ -33,22 +33,43 @@ extern const cordon_lx_gated_syscall cordon_lx_gated_syscalls[] __attribute__((w
 
 typedef struct {
   scmp_filter_ctx ctx;
-  bool compat;  /* the 32-bit ABIs' context (ia32, x32), merged into the native one at the end */
+  bool compat;      /* the 32-bit ABIs' context (ia32, x32), merged into the native one at the end */
   cordon_buf *msg;
   bool ok;
+  bool incomplete;  /* compat: a required syscall libseccomp cannot name there; the part is dropped */
 } filter;
+
+/* Syscalls newer than some libseccomp still in use (Ubuntu 22.04 has 2.5.3 and kernels with these).
+ * From Linux 5.1 on, a new syscall has the same number on x86_64, i386 and the generic table (arm64). */
+#if defined(__x86_64__) || defined(__aarch64__)
+static const struct {
+  const char *name;
+  int nr;
+} unified[] = {{"fchmodat2", 452}, {"open_tree_attr", 467}};
+#endif
+
+/* The native number of `name`, or __NR_SCMP_ERROR. */
+static int resolve(const char *name) {
+  int nr = seccomp_syscall_resolve_name(name);
+#if defined(__x86_64__) || defined(__aarch64__)
+  for (size_t i = 0; nr == __NR_SCMP_ERROR && i < sizeof unified / sizeof *unified; i++)
+    if (strcmp(unified[i].name, name) == 0) nr = unified[i].nr;
+#endif
+  return nr;
+}
 
 /* Spelled out rather than SCMP_A1(): the macro leaves fields implicit, which clang's
  * -Wmissing-field-initializers (an error here) refuses. */
 #define CMP(a, o, x, y) {.arg = (a), .op = (o), .datum_a = (x), .datum_b = (y)}
 #define ARGS(...) (const struct scmp_arg_cmp[]){__VA_ARGS__}, sizeof((const struct scmp_arg_cmp[]){__VA_ARGS__}) / sizeof(struct scmp_arg_cmp)
 
-/* `action` for syscall `name` when every comparison holds. A name libseccomp does not know is skipped
- * unless `required`: then nothing is loaded at all. */
+/* `action` for syscall `name` when every comparison holds. A name nobody can number is skipped unless
+ * `required`: then nothing is loaded at all. A required syscall libseccomp cannot place in the compat
+ * part drops that part (32-bit programs are then killed) rather than letting it through there. */
 static void rule_n(filter *f, bool required, uint32_t action, const char *name, const struct scmp_arg_cmp *cmp,
                    unsigned n) {
   if (!f->ok) return;
-  int nr = seccomp_syscall_resolve_name(name);
+  int nr = resolve(name);
   if (nr == __NR_SCMP_ERROR) {
     if (!required) return;
     cordon_buf_printf(f->msg, "seccomp: libseccomp does not know the syscall %s", name);
@@ -56,6 +77,10 @@ static void rule_n(filter *f, bool required, uint32_t action, const char *name, 
     return;
   }
   int rc = seccomp_rule_add_array(f->ctx, action, nr, n, cmp);
+  if (rc != 0 && f->compat && seccomp_syscall_resolve_name(name) == __NR_SCMP_ERROR) {
+    f->incomplete = f->incomplete || required;
+    return;
+  }
   if (rc != 0) {
     cordon_buf_printf(f->msg, "seccomp rule for %s: %s", name, strerror(-rc));
     f->ok = false;
@@ -109,8 +134,8 @@ static void base_rules(filter *f, const cordon_lx_plan *plan) {
   /* No capability remains to mount with; refused outright so that one left by mistake still cannot
    * rearrange the view. open_by_handle_at opens any inode of a file system, past every path rule. */
   static const char *const mounting[] = {"mount", "umount", "umount2", "pivot_root", "chroot", "move_mount",
-                                         "open_tree", "fsopen", "fsmount", "fsconfig", "fspick",
-                                         "mount_setattr", "open_by_handle_at", NULL};
+                                         "open_tree", "open_tree_attr", "fsopen", "fsmount", "fsconfig",
+                                         "fspick", "mount_setattr", "open_by_handle_at", NULL};
   refuse_all(f, false, mounting);
   /* The two favourite tools of kernel exploits that ordinary development never needs: eBPF programs
    * (bpftrace and friends need CAP_BPF anyway) and userfaultfd (stalls kernel copies at will to win
@@ -183,12 +208,14 @@ static scmp_filter_ctx new_ctx(bool compat, cordon_buf *msg) {
 }
 
 /* One part of a filter: the native ABI's rules, or the 32-bit ABIs' (compat). NULL (with msg) on failure. */
-static scmp_filter_ctx part(const cordon_lx_plan *plan, cordon_lx_seccomp_filter which, bool compat, cordon_buf *msg) {
-  filter f = {new_ctx(compat, msg), compat, msg, true};
+static scmp_filter_ctx part(const cordon_lx_plan *plan, cordon_lx_seccomp_filter which, bool compat, bool *dropped,
+                            cordon_buf *msg) {
+  filter f = {new_ctx(compat, msg), compat, msg, true, false};
   if (!f.ctx) return NULL;
   if (which == CORDON_LX_SECCOMP_BASE) base_rules(&f, plan);
   else gate_rules(&f);
-  if (f.ok) return f.ctx;
+  if (f.ok && !f.incomplete) return f.ctx;
+  *dropped = f.ok && f.incomplete;
   seccomp_release(f.ctx);
   return NULL;
 }
@@ -196,9 +223,11 @@ static scmp_filter_ctx part(const cordon_lx_plan *plan, cordon_lx_seccomp_filter
 /* The plan's filter as one libseccomp context, the compat ABIs' part merged into the native one; any
  * other architecture is killed by libseccomp's default bad-arch action. NULL (with msg) on failure. */
 static scmp_filter_ctx build(const cordon_lx_plan *plan, cordon_lx_seccomp_filter which, cordon_buf *msg) {
-  scmp_filter_ctx native = part(plan, which, false, msg);
+  bool dropped = false;
+  scmp_filter_ctx native = part(plan, which, false, &dropped, msg);
 #if defined(__x86_64__)
-  scmp_filter_ctx compat = native ? part(plan, which, true, msg) : NULL;
+  scmp_filter_ctx compat = native ? part(plan, which, true, &dropped, msg) : NULL;
+  if (dropped) return native;  /* the compat ABIs fall to the bad-arch action: killed */
   int rc = compat ? seccomp_merge(native, compat) : -1;  /* a merge consumes `compat` */
   if (rc != 0) {
     if (compat) {
