@@ -20,7 +20,7 @@
  *
  * Phases, in the runtime's order:
  *   prepare  in cordon, before the user namespace: makes the cgroup, opens its cgroup.procs;
- *   enter    in init (pid 1 of the run's PID namespace, still holding its capabilities there, before
+ *   enter    in init (pid 1 of the run's PID namespace, still holding its capabilities there, a procfs at /proc, before
  *            Landlock and before any thread): joins the cgroup through that descriptor (its view has
  *            /sys/fs/cgroup read-only), or sets the namespace's pid_max;
  *   apply    in the command right before execve: the rlimits;
