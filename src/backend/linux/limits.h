@@ -20,9 +20,10 @@
  *
  * Phases, in the runtime's order:
  *   prepare  in cordon, before the user namespace: makes the cgroup, opens its cgroup.procs;
- *   enter    in init (pid 1 of the run's PID namespace, still holding its capabilities there, a procfs at /proc, before
- *            Landlock and before any thread): joins the cgroup through that descriptor (its view has
- *            /sys/fs/cgroup read-only), or sets the namespace's pid_max;
+ *   enter    in init (pid 1 of the run's PID namespace, still holding its capabilities there, with a
+ *            procfs at /proc, before Landlock and before any thread): joins the cgroup through that
+ *            descriptor (its view has /sys/fs/cgroup read-only), or sets the namespace's pid_max, which
+ *            the view must keep the command from writing back (Landlock does: /proc is read-only);
  *   apply    in the command right before execve: the rlimits;
  *   release  in cordon after the run: removes the cgroup and says which limit the run reached. */
 #ifndef CORDON_LINUX_LIMITS_H
