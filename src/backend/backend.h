@@ -11,6 +11,7 @@
  * The manager (src/backend/manager.h) picks one by platform from a registry. */
 #ifndef CORDON_BACKEND_H
 #define CORDON_BACKEND_H
+#include "backend/linux/plan.h"
 #include "core/buf.h"
 #include "core/profile.h"
 
@@ -65,8 +66,12 @@ typedef struct {
                                         builds one from the profile */
   const cordon_params *policy_params;/* the -D parameters of policy_text (may be NULL) */
   bool best_effort;                  /* Linux: accept a Landlock ABI below 3, saying what stays open */
-  bool private_tmp;                  /* Linux: a fresh, empty /tmp for the command */
-  bool private_proc;                 /* Linux: a PID namespace and its own /proc (--private-proc) */
+  bool shared_tmp;                   /* Linux: the host's /tmp and /dev/shm instead of private ones */
+  const char *const *git_safe_keys;  /* Linux: NULL-terminated git config keys a config written inside may
+                                        change (lua/cordon/protect.lua); NULL: none */
+  cordon_lx_limits limits;           /* Linux: resource limits (src/backend/linux/limits.h); 0 = none */
+  const int *pass_fds;               /* Linux: descriptors above 2 the command inherits (--pass-fd) */
+  size_t npass_fds;
 } cordon_sandbox_command;
 
 /* What to execve. Owned by the request; free with cordon_exec_request_free. */

@@ -1,12 +1,19 @@
-/* src/front/seccomp.c — seccomp in the static front, which has no libseccomp: only a program the run
- * cache stored for this machine can be applied (seccomp_stored.c). Without one the run is a miss before
- * anything was done (cordon_lx_seccomp_ready), and the full binary builds the filter. */
+/* src/front/seccomp.c — seccomp in the static front, which has no libseccomp: only programs the run cache
+ * stored for this machine can be applied (seccomp_stored.c). Without them the run is a miss before
+ * anything was done (cordon_lx_seccomp_ready), and the full binary builds the filters. */
 #include "backend/linux/seccomp.h"
 
-bool cordon_lx_seccomp_ready(const cordon_lx_plan *plan) { return plan->seccomp_bpf && plan->seccomp_bpf_len; }
+bool cordon_lx_seccomp_ready(const cordon_lx_plan *plan) { return cordon_lx_seccomp_stored(plan); }
+
+cordon_lx_status cordon_lx_seccomp_apply_base(const cordon_lx_plan *plan, cordon_buf *msg) {
+  return cordon_lx_seccomp_load_stored(plan, CORDON_LX_SECCOMP_BASE, NULL, msg);
+}
+
+cordon_lx_status cordon_lx_seccomp_apply_gate(const cordon_lx_plan *plan, int *listener, cordon_buf *msg) {
+  *listener = -1;
+  return cordon_lx_seccomp_load_stored(plan, CORDON_LX_SECCOMP_GATE, listener, msg);
+}
 
 cordon_lx_status cordon_lx_seccomp_apply(const cordon_lx_plan *plan, cordon_buf *msg) {
-  if (cordon_lx_seccomp_ready(plan)) return cordon_lx_seccomp_load_stored(plan, msg);
-  cordon_buf_puts(msg, "no seccomp program stored for this plan (the front cannot build one)");
-  return CORDON_LX_SETUP_FAILED;
+  return cordon_lx_seccomp_apply_base(plan, msg);
 }

@@ -3,19 +3,26 @@
  *   seatbelt_policy(profile, ctx [, {base = bool, platform = "darwin"|"linux"}]) -> text, params
  *                                                                         (params: { {name, value}, … })
  *   seatbelt_wrap(policy, params, argv) -> the sandbox-exec argv (pure: checks and runs nothing)
- *   transform{ argv, cwd, env, profile, ctx, preference, platform, policy = {text =, params =} }
- *       -> { argv, cwd, env, sandbox_type, effective_profile, plan, handle = <cordon.ExecRequest> }
+ *   transform{ argv, cwd, env, profile, ctx, preference, platform, policy = {text =, params =},
+ *              best_effort, shared_tmp, git_safe_keys,                 (Linux run options)
+ *              limits = {"procs=4096", "memory=2G,cpu=60", …},             (--limit specs, in order)
+ *              pass_fds = {7, …} }                                          (--pass-fd: > 2, open, inheritable)
+ *       -> { argv, cwd, env, sandbox_type, effective_profile, plan, limits = {procs, memory, cpu, summary},
+ *            pass_fds, handle = <cordon.ExecRequest> }
  *   exec(request)        runs request.handle; returns only on failure: nil, "code: message", code, status
  *   select{ profile, preference, platform } -> "macos-seatbelt" | "linux" | "none"
  *   requires_sandbox(profile) -> bool      host_platform() -> "linux" | "darwin" | …
  * Profiles are cordon.Profile userdata or their table form; contexts are match-context tables.
  * Runtime failures return nil, "code: message", code with the manager's codes (unsupported_platform,
  * backend_not_available, backend_not_implemented, sandbox_required, invalid_request). */
+#include "backend/linux/limits.h"
 #include "backend/manager.h"
 #include "backend/seatbelt.h"
 #include "lua/lprofile.h"
 #include "lua/lutil.h"
 
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -206,6 +213,29 @@ static int request_tostring(lua_State *L) {
   return 1;
 }
 
+/* The run options that are not policy, as transform was given them. */
+static void push_run_options(lua_State *L, const cordon_sandbox_command *cmd) {
+  lua_createtable(L, 0, 4);
+  lua_pushinteger(L, cmd->limits.procs);
+  lua_setfield(L, -2, "procs");
+  lua_pushinteger(L, (lua_Integer)cmd->limits.memory);
+  lua_setfield(L, -2, "memory");
+  lua_pushinteger(L, cmd->limits.cpu);
+  lua_setfield(L, -2, "cpu");
+  cordon_buf d = CORDON_BUF_INIT;
+  cordon_lx_limits_describe(&cmd->limits, &d);
+  lua_pushstring(L, cordon_buf_str(&d) ? cordon_buf_str(&d) : "");
+  cordon_buf_free(&d);
+  lua_setfield(L, -2, "summary");
+  lua_setfield(L, -2, "limits");
+  lua_createtable(L, (int)cmd->npass_fds, 0);
+  for (size_t i = 0; i < cmd->npass_fds; i++) {
+    lua_pushinteger(L, cmd->pass_fds[i]);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_setfield(L, -2, "pass_fds");
+}
+
 /* The request's table view: what Lua callers and `--json` show. */
 static void push_request_table(lua_State *L, const cordon_exec_request *r, const cordon_profile *p, int handle) {
   lua_createtable(L, 0, 8);
@@ -285,6 +315,62 @@ static const char **read_strv(lua_State *L, int t, const char *key, size_t *n, b
   return v;
 }
 
+/* limits = {SPEC, …}: each spec applied in order onto `out` (cordon_lx_limits_parse). 0, or 3 pushed
+ * failure values. */
+static int read_limits(lua_State *L, int t, cordon_lx_limits *out) {
+  int type = lua_getfield(L, t, "limits");
+  if (type != LUA_TNIL && type != LUA_TTABLE) luaL_error(L, "field 'limits' must be a list of --limit specs");
+  size_t n = type == LUA_TTABLE ? lua_rawlen(L, -1) : 0;
+  for (size_t i = 1; i <= n; i++) {
+    if (lua_rawgeti(L, -1, (lua_Integer)i) != LUA_TSTRING) luaL_error(L, "field 'limits' must hold only strings");
+    size_t len;
+    const char *spec = lua_tolstring(L, -1, &len);
+    cordon_buf msg = CORDON_BUF_INIT;
+    bool ok = cordon_lx_limits_parse(out, spec, len, &msg);
+    lua_pop(L, 1);
+    if (!ok) {
+      lua_pop(L, 1);
+      int r = cordon_lua_fail(L, "invalid_request", "%s", cordon_buf_str(&msg) ? cordon_buf_str(&msg) : "bad limit");
+      cordon_buf_free(&msg);
+      return r;
+    }
+    cordon_buf_free(&msg);
+  }
+  lua_pop(L, 1);
+  return 0;
+}
+
+/* pass_fds = {N, …} into an array kept alive by a userdata left on the stack. Each must be above 2 and
+ * open in cordon without close-on-exec: inherited from the caller, not one of cordon's own. 0, or 3
+ * pushed failure values. */
+static int read_pass_fds(lua_State *L, int t, cordon_sandbox_command *cmd) {
+  int type = lua_getfield(L, t, "pass_fds");
+  if (type != LUA_TNIL && type != LUA_TTABLE) luaL_error(L, "field 'pass_fds' must be a list of descriptors");
+  size_t n = type == LUA_TTABLE ? lua_rawlen(L, -1) : 0;
+  int *fds = lua_newuserdatauv(L, (n ? n : 1) * sizeof *fds, 0);
+  lua_insert(L, -2);
+  for (size_t i = 0; i < n; i++) {
+    lua_rawgeti(L, -1, (lua_Integer)i + 1);
+    if (!lua_isinteger(L, -1)) luaL_error(L, "field 'pass_fds' must hold only integers");
+    lua_Integer fd = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    int flags = fd > 2 && fd <= INT_MAX ? fcntl((int)fd, F_GETFD) : -1;
+    const char *why = fd <= 2 ? "0, 1 and 2 are always passed; give one above 2"
+                      : flags < 0 ? "not an open descriptor in cordon"
+                      : (flags & FD_CLOEXEC) ? "close-on-exec in cordon, so not one the caller passed"
+                                             : NULL;
+    if (why) {
+      lua_pop(L, 2);
+      return cordon_lua_fail(L, "invalid_request", "--pass-fd %lld: %s", (long long)fd, why);
+    }
+    fds[i] = (int)fd;
+  }
+  lua_pop(L, 1);  /* the list; the array's userdata stays */
+  cmd->pass_fds = fds;
+  cmd->npass_fds = n;
+  return 0;
+}
+
 static int l_transform(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   cordon_manager m = {check_preference(L, 1), cordon_lua_optfield_string(L, 1, "platform", NULL), NULL};
@@ -306,11 +392,19 @@ static int l_transform(lua_State *L) {
   cmd.ctx = &ctx.ctx;
   lua_getfield(L, 1, "best_effort");
   cmd.best_effort = lua_toboolean(L, -1);
-  lua_getfield(L, 1, "private_tmp");
-  cmd.private_tmp = lua_toboolean(L, -1);
-  lua_getfield(L, 1, "private_proc");
-  cmd.private_proc = lua_toboolean(L, -1);
-  lua_pop(L, 3);
+  lua_getfield(L, 1, "shared_tmp");
+  cmd.shared_tmp = lua_toboolean(L, -1);
+  lua_pop(L, 2);
+  if (lua_getfield(L, 1, "git_safe_keys") != LUA_TNIL) {
+    lua_pop(L, 1);
+    size_t nkeys;
+    cmd.git_safe_keys = read_strv(L, 1, "git_safe_keys", &nkeys, false);  /* anchored on the stack */
+  } else {
+    lua_pop(L, 1);
+  }
+  int failed = read_limits(L, 1, &cmd.limits);
+  if (!failed) failed = read_pass_fds(L, 1, &cmd);
+  if (failed) return failed;
   cordon_params params = CORDON_PARAMS_INIT;
   int ptype = lua_getfield(L, 1, "policy");
   if (ptype != LUA_TNIL && ptype != LUA_TTABLE) luaL_error(L, "field 'policy' must be {text = SBPL, params = {…}}");
@@ -342,6 +436,7 @@ static int l_transform(lua_State *L) {
   if (st != CORDON_SANDBOX_OK) return fail_status(L, st, &msg);
   cordon_buf_free(&msg);
   push_request_table(L, r, cmd.profile, handle);
+  push_run_options(L, &cmd);
   return 1;
 }
 

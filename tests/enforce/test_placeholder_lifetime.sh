@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/enforce/test_placeholder_lifetime.sh — placeholders (masks over missing protected paths) live as
-# long as any process of the sandbox does, not just the command: a process the command leaves behind
-# keeps them, and with them its masks; once it is gone they go too. Root and unprivileged.
+# long as any process of the sandbox does, and go once it is empty. Every run has a PID namespace now, so
+# a process the command leaves behind ends with it and never plants anything. Root and unprivileged.
 . "$(dirname "$0")/lib.sh"
 
 for u in $USERS; do
@@ -12,7 +12,8 @@ for u in $USERS; do
   sbx "$u" -- sh -c '(sleep 2.5; mkdir -p .agents/late; touch .agents/late-evil) </dev/null >/dev/null 2>&1 &'
   check "$u: the command itself returned" test $? -eq 0
   sleep 1.5
-  check "$u: the placeholder stays while a process left in the sandbox lives" test -d "$W/.agents"
+  check "$u: a process left in the sandbox ends with the command (every run has a PID namespace)" \
+    test -z "$(pgrep -u "$u" -f 'sleep 2.5')"
   sleep 1.5
   check "$u: the process left behind could not plant anything" test -z "$(ls -A "$W/.agents" 2>/dev/null)"
   check "$u: the placeholder goes once the sandbox is empty" eventually_absent "$W/.agents"

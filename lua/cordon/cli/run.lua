@@ -11,17 +11,33 @@ local common = require "cordon.cli.common"
 
 local M = { summary = "run a command inside the sandbox" }
 
+-- Resource limits (docs/cli.md, "Limits"), applied before the user's --limit specs, which override them
+-- item by item. Every run gets a process cap: a fork bomb inside then cannot take the machine's pids
+-- (32768 by default) or its memory with it. An agent's session runs builds and tests for hours and
+-- gets a memory cap too: a runaway process fails alone instead of pushing the machine into swap or the
+-- OOM killer. No CPU-seconds default: RLIMIT_CPU is per process and would kill a long build, or the
+-- agent itself, that is doing nothing wrong.
+M.limits = {
+  every_run = { "procs=4096" },
+  agent_session = { "memory=50%" },
+}
+
 M.spec = common.spec_with {
   { "sandbox", value = true, metavar = "MODE",
     help = "auto (sandbox restricted profiles; default), require (always), forbid (only unrestricted profiles run)" },
   { "dry-run", help = "print what would be executed (sandbox type and argv) instead of running it; exits as the run would" },
   { "best-effort", help = "Linux: run on a kernel whose Landlock ABI is below 3, and say what stays unrestricted" },
-  { "private-tmp", help = "Linux: give the command a fresh, empty /tmp that vanishes with it" },
-  { "private-proc", help = "Linux: run in a PID namespace with its own /proc, readable as a whole: every "
-    .. "process sees its own /proc/self, no host process is visible (costs two forks; the default when an "
-    .. "agent profile is selected)" },
-  { "no-private-proc", help = "Linux: no PID namespace even for an agent: only the command itself reads its "
-    .. "/proc/self" },
+  { "private-tmp", help = "Linux: accepted; every run has a fresh, empty /tmp and /dev/shm of its own (the default)" },
+  { "shared-tmp", help = "Linux: the host's /tmp and /dev/shm instead of the run's private ones (their "
+    .. "sockets, tmux's and the X server's among them, become reachable as the policy allows)" },
+  { "limit", value = true, list = true, metavar = "SPEC", help = "Linux: resource limits, a comma list of "
+    .. "procs=N (processes and threads), memory=SIZE (K, M, G, T, or N% of RAM), cpu=SECONDS (per process), "
+    .. "or none; 0 turns one off. Default: " .. table.concat(M.limits.every_run, ",") .. "; an agent's session "
+    .. "also " .. table.concat(M.limits.agent_session, ",") },
+  { "pass-fd", value = true, list = true, metavar = "N", help = "Linux: the command inherits descriptor N "
+    .. "(above 2, open in cordon); every other one above 2 is closed" },
+  { "private-proc", help = "Linux: accepted; every run has its own PID namespace and /proc (always on)" },
+  { "no-private-proc", help = "Linux: refused; the PID namespace is what ends everything a run started" },
   { "help", short = "h", help = "show this help" },
 }
 
@@ -54,10 +70,7 @@ local function describe(req)
   return table.concat(lines, "\n") .. "\n"
 end
 
--- An agent's session (an agent profile selected, by the command's name or --enable) gets a private /proc
--- unless told otherwise: Landlock can grant /proc/self only to the command itself, and an agent's
--- children (test runners calling process.memoryUsage(), ps, build tools) read their own. The two forks
--- it costs are paid once per session; a single command stays on the faster path.
+-- An agent's session: an agent profile selected, by the command's name or --enable.
 local function agent_session(policy)
   for _, f in ipairs(policy.selection and policy.selection.fragments or {}) do
     if f.kind == "agent" then return true end
@@ -75,8 +88,19 @@ function M.run(argv, first)
   if not opts.command or #opts.command == 0 then
     return cli.fail("no command given (cordon run [OPTIONS] -- CMD ...)")
   end
-  if opts["private-proc"] and opts["no-private-proc"] then
-    return cli.fail("invalid_request: --private-proc and --no-private-proc contradict each other")
+  if opts["no-private-proc"] then
+    return cli.fail("invalid_request: --no-private-proc is no longer possible: every run has its own PID "
+      .. "namespace, whose end kills everything the command started, so nothing can outlive the sandbox")
+  end
+  if opts["private-tmp"] and opts["shared-tmp"] then
+    return cli.fail("invalid_request: --private-tmp and --shared-tmp contradict each other")
+  end
+  local pass_fds = {}
+  for _, v in ipairs(opts["pass-fd"] or {}) do
+    if not v:match("^%d+$") or #v > 9 then
+      return cli.fail("invalid_request: --pass-fd takes a descriptor number, got '" .. v .. "'")
+    end
+    pass_fds[#pass_fds + 1] = math.tointeger(tonumber(v))
   end
   local preference = opts.sandbox or "auto"
   if preference ~= "auto" and preference ~= "require" and preference ~= "forbid" then
@@ -85,6 +109,18 @@ function M.run(argv, first)
 
   local policy, aerr = common.assemble(opts)
   if not policy then return cli.fail(aerr) end
+  local linux = policy.platform == "linux"
+  if not linux and opts.limit then
+    return cli.fail("invalid_request: --limit is enforced on Linux only (the target platform is "
+      .. tostring(policy.platform) .. ")")
+  end
+  local limits = {}
+  if linux then
+    local agent = agent_session(policy)
+    for _, set in ipairs { M.limits.every_run, agent and M.limits.agent_session or {}, opts.limit or {} } do
+      table.move(set, 1, #set, #limits + 1, limits)
+    end
+  end
 
   local manager = require "cordon.manager"
   local sys = require "cordon.c.sys"
@@ -98,8 +134,9 @@ function M.run(argv, first)
     platform = policy.platform,
     policy = { text = policy.text, params = policy.params },
     best_effort = opts["best-effort"],
-    private_tmp = opts["private-tmp"],
-    private_proc = opts["private-proc"] or (not opts["no-private-proc"] and agent_session(policy)),
+    shared_tmp = opts["shared-tmp"],
+    limits = limits,
+    pass_fds = pass_fds,
   }
   if not req then
     if opts["dry-run"] and policy.platform == "darwin" and tostring(terr):find("^backend_not_available") then
@@ -112,6 +149,10 @@ function M.run(argv, first)
       end
     end
     return cli.fail(terr)
+  end
+  if opts.limit and req.sandbox_type == "none" then
+    return cli.fail("invalid_request: --limit needs the sandbox, and this profile runs unsandboxed (use "
+      .. "--sandbox require)")
   end
   if opts["dry-run"] then
     io.stdout:write(describe(req))

@@ -93,8 +93,8 @@ cordon_lx_status cordon_lx_compile_text(const char *text, const cordon_params *p
 static cordon_sandbox_status transform(const cordon_backend *self, const cordon_sandbox_command *cmd,
                                        cordon_exec_request *out, cordon_buf *msg) {
   cordon_lx_plan *plan = NULL;
-  /* (the hardening branch adds shared_tmp and git_safe_keys to the command) */
-  cordon_lx_options opts = {.best_effort = cmd->best_effort};
+  cordon_lx_options opts = {.best_effort = cmd->best_effort, .shared_tmp = cmd->shared_tmp,
+                            .git_safe_keys = cmd->git_safe_keys};
   cordon_lx_status st = cordon_lx_compile_cached(cmd->policy_text, cmd->policy_params, cmd->profile, cmd->ctx, &opts,
                                                  &plan, msg);
   if (st != CORDON_LX_OK) return map_status(st);
@@ -104,6 +104,14 @@ static cordon_sandbox_status transform(const cordon_backend *self, const cordon_
     cordon_lx_plan_free(plan);
     return map_status(st);
   }
+  /* what the run gets besides its policy: not part of the compiled (and cached) plan */
+  plan->limits = cmd->limits;
+  if (cmd->npass_fds && !(plan->pass_fds = malloc(cmd->npass_fds * sizeof *plan->pass_fds))) {
+    cordon_lx_plan_free(plan);
+    return CORDON_SANDBOX_NOMEM;
+  }
+  if (cmd->npass_fds) memcpy(plan->pass_fds, cmd->pass_fds, cmd->npass_fds * sizeof *plan->pass_fds);
+  plan->npass_fds = cmd->npass_fds;
   out->plan = plan;
   out->plan_free = plan_free;
   out->sandbox_type = self->sandbox_type;

@@ -62,9 +62,12 @@ static bool take_signal(int sig, const siginfo_t *si, pid_t child, bool reap_all
   return false;
 }
 
-/* The supervisor: holds nothing the command might wait on (stdio closed), waits for init, then ends as
- * the command did. Without a report, init ended before the command ran (it printed why): end as init did. */
-static _Noreturn void supervise(pid_t init, int report) {
+/* The supervisor: holds nothing the command might wait on (stdio closed, a copy of stderr kept only while
+ * the run has a cgroup to report on), waits for init, releases the run's cgroup, then ends as the command
+ * did. Without a report, init ended before the command ran (it printed why): end as init did. */
+static _Noreturn void supervise(const cordon_lx_pidns *ns, pid_t init, int report) {
+  bool cgroup = ns->limits_run && ns->limits_run->dir;
+  int err = cgroup ? fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3) : -1;
   for (int fd = 0; fd < 3; fd++) (void)close(fd);
   sigset_t set;
   relayed_set(&set);
@@ -75,11 +78,22 @@ static _Noreturn void supervise(pid_t init, int report) {
     if (sig >= 0) done = take_signal(sig, &si, init, false, &ws);  /* else EINTR: a stop and continue */
   }
   if (read(report, &cmd_ws, sizeof cmd_ws) == (ssize_t)sizeof cmd_ws) ws = cmd_ws;
+  if (ns->limits_run) {
+    cordon_buf what = CORDON_BUF_INIT;
+    cordon_lx_limits_release(ns->limits, ns->limits_run, &what);
+    for (const char *line = what.data; err >= 0 && line && *line;) {  /* the exit status stands either way */
+      const char *nl = strchr(line, '\n');
+      size_t n = nl ? (size_t)(nl - line) + 1 : strlen(line);
+      if (dprintf(err, "cordon: %.*s", (int)n, line) < 0) break;
+      line += n;
+    }
+    cordon_buf_free(&what);
+  }
   end_like(ws);
 }
 
 cordon_lx_status cordon_lx_pidns_enter(cordon_lx_pidns *ns, cordon_buf *msg) {
-  ns->report_fd = -1;
+  ns->report_fd = -1;  /* the caller sets limits and limits_run */
   if (unshare(CLONE_NEWPID) != 0) {
     cordon_buf_printf(msg, "unshare(PID namespace): %s", strerror(errno));
     return CORDON_LX_SETUP_FAILED;
@@ -107,7 +121,7 @@ cordon_lx_status cordon_lx_pidns_enter(cordon_lx_pidns *ns, cordon_buf *msg) {
   }
   if (pid > 0) {
     close(p[1]);
-    supervise(pid, p[0]);
+    supervise(ns, pid, p[0]);
   }
   close(p[0]);
   ns->report_fd = p[1];

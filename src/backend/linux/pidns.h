@@ -13,6 +13,7 @@
  * unchanged, so it is 125/126/127 as if cordon itself had failed, and nothing ran. */
 #ifndef CORDON_LINUX_PIDNS_H
 #define CORDON_LINUX_PIDNS_H
+#include "backend/linux/limits.h"
 #include "backend/linux/linux.h"
 
 #include <signal.h>
@@ -21,6 +22,8 @@ typedef struct {
   int report_fd;                 /* init -> supervisor: the command's raw wait status (close-on-exec) */
   sigset_t caller_mask;          /* the signal mask and SIGCHLD action cordon was started with */
   struct sigaction caller_chld;
+  const cordon_lx_limits *limits;     /* the supervisor releases the run's cgroup (limits.h) when it ends */
+  cordon_lx_limits_run *limits_run;
 } cordon_lx_pidns;
 
 /* Call inside the run's user and mount namespaces: unshares the PID namespace and forks its init.

@@ -1,6 +1,9 @@
 /* src/backend/linux/plan.c — the plan's storage, its text description and its JSON form. */
 #include "backend/linux/plan.h"
 
+#include "backend/linux/limits.h"
+#include "backend/linux/seccomp.h"
+
 #include "core/record.h"
 
 #include <jansson.h>
@@ -249,7 +252,7 @@ void cordon_lx_plan_describe(const cordon_lx_plan *p, cordon_buf *out) {
                          " Landlock denies TCP bind/connect (ABI >= 4)\n");
   else
     cordon_buf_puts(out, "network: enabled (no network filter)\n");
-  cordon_buf_puts(out, "seccomp: TIOCSTI/TIOCLINUX ioctls denied (no input injection into the terminal)\n");
+  cordon_lx_seccomp_describe(p, out);
   if (p->scope_signals || p->scope_abstract_unix)
     cordon_buf_printf(out, "scoping (ABI >= 6): %s%s%s limited to the sandbox\n", p->scope_signals ? "signals" : "",
                       p->scope_signals && p->scope_abstract_unix ? " and " : "",
@@ -266,17 +269,13 @@ void cordon_lx_plan_describe(const cordon_lx_plan *p, cordon_buf *out) {
   }
   cordon_buf_puts(out, "process: a PID namespace of its own (cordon waits outside and relays signals; init, pid 1, "
                        "serves the gate; the command is pid 2); no_new_privs, every capability dropped, Landlock last; "
-                       "descriptors above 2 closed");
-  if (p->npass_fds) {
-    cordon_buf_puts(out, " except");
-    for (size_t i = 0; i < p->npass_fds; i++) cordon_buf_printf(out, " %d", p->pass_fds[i]);
-  }
+                       "a fresh session keyring; descriptors above 2 closed but those passed\n");
+  cordon_buf_puts(out, "limits: ");
+  cordon_lx_limits_describe(&p->limits, out);
   cordon_buf_putc(out, '\n');
-  if (p->limits.procs || p->limits.memory || p->limits.cpu) {
-    cordon_buf_puts(out, "limits:");
-    if (p->limits.procs) cordon_buf_printf(out, " procs=%u", p->limits.procs);
-    if (p->limits.memory) cordon_buf_printf(out, " memory=%llu", p->limits.memory);
-    if (p->limits.cpu) cordon_buf_printf(out, " cpu=%us", p->limits.cpu);
+  if (p->npass_fds) {
+    cordon_buf_puts(out, "pass-fd:");
+    for (size_t i = 0; i < p->npass_fds; i++) cordon_buf_printf(out, " %d", p->pass_fds[i]);
     cordon_buf_putc(out, '\n');
   }
   for (size_t i = 0; i < p->nnotes; i++)

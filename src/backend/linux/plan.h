@@ -126,10 +126,11 @@ typedef struct {
   char **obs_paths;
   char *obs_kinds;
   size_t nobs, obs_cap;
-  /* the seccomp program libseccomp built for this plan on this machine, kernel and libseccomp, when a
-   * run cache hit supplies it (seccomp.h); NULL: build it */
+  /* the two seccomp programs libseccomp built for this plan on this machine, kernel and libseccomp,
+   * when a run cache hit supplies them (seccomp.h): one allocation, the base program's
+   * seccomp_base_len bytes then the gate program's seccomp_gate_len; NULL: build them */
   unsigned char *seccomp_bpf;
-  size_t seccomp_bpf_len;
+  size_t seccomp_base_len, seccomp_gate_len;
 } cordon_lx_plan;
 
 cordon_lx_plan *cordon_lx_plan_new(void);

@@ -167,6 +167,13 @@ bool cordon_lx_runcache_holds(const cordon_lx_run_entry *e, const char **why) {
       return false;
     }
   }
+  for (size_t i = 0; e->plan && i < e->plan->npass_fds; i++) {  /* the Lua half checks them on a miss */
+    int flags = fcntl(e->plan->pass_fds[i], F_GETFD);
+    if (flags < 0 || (flags & FD_CLOEXEC)) {
+      *why = "a descriptor passed with --pass-fd is not open";
+      return false;
+    }
+  }
   return true;
 }
 
@@ -422,12 +429,15 @@ void cordon_lx_runcache_store(const cordon_lx_plan *plan, const char *const *arg
   cordon_lx_run_entry view;
   cordon_buf bytes = CORDON_BUF_INIT;
   parents ps = {0};
-  cordon_buf bpf = CORDON_BUF_INIT, valid = CORDON_BUF_INIT;  /* without them a hit builds the filter */
-  bool have_bpf = cordon_lx_seccomp_export(plan, &bpf);
+  cordon_buf bpf = CORDON_BUF_INIT, valid = CORDON_BUF_INIT;  /* without them a hit builds the filters */
+  bool have_bpf = cordon_lx_seccomp_export(plan, CORDON_LX_SECCOMP_BASE, &bpf);
+  size_t base_len = bpf.len;
+  if (cordon_lx_seccomp_has_gate()) have_bpf = have_bpf && cordon_lx_seccomp_export(plan, CORDON_LX_SECCOMP_GATE, &bpf);
   cordon_lx_seccomp_kernel(&valid);
   if (entry_view(plan, argv, env, cwd, &view, &ps)) {
     if (have_bpf && cordon_buf_str(&valid) && !valid.oom)  /* borrowed: free_view leaves them */
-      view.seccomp_valid_for = valid.data, view.seccomp_bpf = bpf.data, view.seccomp_bpf_len = bpf.len;
+      view.seccomp_valid_for = valid.data, view.seccomp_bpf = bpf.data, view.seccomp_base_len = base_len,
+      view.seccomp_gate_len = bpf.len - base_len;
     cordon_lx_runcache_encode(&view, &bytes);
   }
   cordon_buf_free(&bpf);

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define CORDON_RUNCACHE_FORMAT 2
+#define CORDON_RUNCACHE_FORMAT 3
 #define CORDON_RUNCACHE_MAX_BYTES (4u << 20)
 #define CORDON_RUNCACHE_MAX_FILES 64
 
@@ -41,11 +41,12 @@ typedef struct {
   char **argv, **env;  /* NULL-terminated */
   char *cwd;
   cordon_lx_plan *plan;
-  /* The plan's seccomp program (seccomp.h) and what it is valid for (cordon_lx_seccomp_kernel), or
-   * NULL. A parsed entry owns them and, when they are valid here, also gives plan->seccomp_bpf a copy. */
+  /* The plan's two seccomp programs (seccomp.h: the base's seccomp_base_len bytes, then the gate's) and
+   * what they are valid for (cordon_lx_seccomp_kernel), or NULL. A parsed entry owns them and, when they
+   * are valid here, also gives plan->seccomp_bpf a copy. */
   char *seccomp_valid_for;
   char *seccomp_bpf;
-  size_t seccomp_bpf_len;
+  size_t seccomp_base_len, seccomp_gate_len;
 } cordon_lx_run_entry;
 
 void cordon_lx_run_entry_free(cordon_lx_run_entry *e);
@@ -56,7 +57,8 @@ void cordon_lx_runcache_encode(const cordon_lx_run_entry *e, cordon_buf *out);
  * static reason, when it is not a well-formed entry for exactly `key`. */
 bool cordon_lx_runcache_parse(const char *data, size_t n, const char *key, cordon_lx_run_entry *out,
                               const char **why);
-/* Replays every recorded observation and compiler stat; false (with `why`) at the first that differs. */
+/* Replays every recorded observation and compiler stat, and checks every descriptor the plan passes
+ * (--pass-fd) is still open and inheritable; false (with `why`) at the first that differs. */
 bool cordon_lx_runcache_holds(const cordon_lx_run_entry *e, const char **why);
 
 /* Finds, reads (O_NOFOLLOW, owned by the caller, writable by nobody else, bounded) and parses the entry

@@ -16,15 +16,17 @@
  *   u32 min_abi, u8 plan flags
  *   u32 n, n × { u8 access, u8 is_dir, str path, str source }                       Landlock rules
  *   u32 n, n × { u8 kind, u8 flags, str path, str source, str reason }              the view
- *   u32 memory (MiB), u32 procs, u32 cpu                 limits
- *   u32 n, n × u32                                       descriptors passed (--pass-fd)
+ *   u32 procs, u32 cpu, u32 memory (low half), u32 memory (high half)   resource limits (limits.h)
+ *   u32 n, n × u32                                                       descriptors passed (--pass-fd)
  *   u32 len, then len bytes: the gate's part, decoded by init only (cordon_lx_plan_gate_decode), after it
  *   forked the command, so a hit never waits for it:
  *     u32 n, n × { u8 action, 6 × u8 levels, u8 parts, [filter], [str path], str source }   gate rules
  *       filter: u8 kind, u8 match, str name, u32 n × { u8 is_param, str text }, u32 n × filter
  *     u32 n, n × str                                     git config keys the gate lets change
- *   optional: str valid-for, u32 n, n bytes     the seccomp program libseccomp built (seccomp.h), used
- *                                               only when valid-for names this machine and kernel
+ *   optional: str valid-for, u32 n, n bytes, u32 m, m bytes     the base and gate seccomp programs
+ *                                         libseccomp built (seccomp.h), used only when valid-for names
+ *                                         this machine, kernel and libseccomp; m is 0 when the build
+ *                                         that wrote the entry had no gate
  *
  * The plan's approximations and skipped paths are not kept: only explain shows them. */
 #include "backend/linux/runcache.h"
@@ -37,6 +39,7 @@
 
 #define MAGIC "CORDONRC"
 #define MAX_COUNT 200000u  /* entries of any list: far beyond a real run */
+#define MAX_PASS_FDS 1024u /* procsetup.c's limit */
 
 enum { P_BEST_EFFORT = 1, P_FS_UNRESTRICTED = 2, P_NET_RESTRICTED = 4, P_SCOPE_SIGNALS = 8, P_SCOPE_UNIX = 16,
        P_SHARED_TMP = 32 };
@@ -99,7 +102,8 @@ void cordon_lx_plan_gate_encode(const cordon_lx_plan *p, cordon_buf *out) {
 }
 
 static void put_gate(cordon_buf *b, const cordon_lx_plan *p) {
-  put_u32(b, (uint32_t)(p->limits.memory >> 20)), put_u32(b, p->limits.procs), put_u32(b, p->limits.cpu);
+  put_u32(b, p->limits.procs), put_u32(b, p->limits.cpu);
+  put_u32(b, (uint32_t)p->limits.memory), put_u32(b, (uint32_t)(p->limits.memory >> 32));
   put_u32(b, (uint32_t)p->npass_fds);
   for (size_t i = 0; i < p->npass_fds; i++) put_u32(b, (uint32_t)p->pass_fds[i]);
   cordon_buf part = CORDON_BUF_INIT;
@@ -144,10 +148,13 @@ void cordon_lx_runcache_encode(const cordon_lx_run_entry *e, cordon_buf *b) {
     put_str(b, m->path), put_str(b, m->source), put_str(b, m->reason);
   }
   put_gate(b, p);
-  if (e->seccomp_valid_for && e->seccomp_bpf && e->seccomp_bpf_len && e->seccomp_bpf_len <= UINT32_MAX) {
+  if (e->seccomp_valid_for && e->seccomp_bpf && e->seccomp_base_len && e->seccomp_base_len <= UINT32_MAX &&
+      e->seccomp_gate_len <= UINT32_MAX) {
     put_str(b, e->seccomp_valid_for);
-    put_u32(b, (uint32_t)e->seccomp_bpf_len);
-    cordon_buf_append(b, e->seccomp_bpf, e->seccomp_bpf_len);
+    put_u32(b, (uint32_t)e->seccomp_base_len);
+    cordon_buf_append(b, e->seccomp_bpf, e->seccomp_base_len);
+    put_u32(b, (uint32_t)e->seccomp_gate_len);
+    cordon_buf_append(b, e->seccomp_bpf + e->seccomp_base_len, e->seccomp_gate_len);
   }
 }
 
@@ -260,10 +267,11 @@ bool cordon_lx_plan_gate_decode(cordon_lx_plan *p) {
 
 /* Limits and descriptors now; the gate's part kept as bytes for init (cordon_lx_plan_gate_decode). */
 static bool get_gate(cursor *c, cordon_lx_plan *p) {
-  p->limits.memory = (unsigned long long)get_u32(c) << 20;
   p->limits.procs = get_u32(c), p->limits.cpu = get_u32(c);
+  p->limits.memory = get_u32(c);
+  p->limits.memory |= (unsigned long long)get_u32(c) << 32;
   uint32_t n = get_count(c);
-  if (!c->bad && n && !(p->pass_fds = calloc(n, sizeof *p->pass_fds))) c->bad = true;
+  if (c->bad || n > MAX_PASS_FDS || (n && !(p->pass_fds = calloc(n, sizeof *p->pass_fds)))) return c->bad = true, false;
   for (uint32_t i = 0; i < n && !c->bad; i++) {
     uint32_t fd = get_u32(c);
     if (fd < 3 || fd > INT32_MAX) c->bad = true;
@@ -306,25 +314,38 @@ static bool get_plan(cursor *c, cordon_lx_plan *p) {
   return !c->bad && get_gate(c, p);
 }
 
-/* The stored seccomp program, kept in the entry as read (so it encodes back the same); the plan gets a
- * copy only when it was built for this machine, kernel and libseccomp (otherwise the runtime builds the
- * filter itself). */
+/* One stored program: u32 length, then that many bytes of struct sock_filter (8 bytes each, at most
+ * BPF_MAXINSNS of them), appended to `out`. An empty one only where `may_be_empty`. */
+static bool get_program(cursor *c, cordon_buf *out, size_t *len, bool may_be_empty) {
+  uint32_t n = get_u32(c);
+  if (c->bad || (n == 0 && !may_be_empty) || n > c->left || n % 8 != 0 || n / 8 > 4096) return c->bad = true, false;
+  cordon_buf_append(out, (const char *)c->p, n);
+  c->p += n, c->left -= n;
+  *len = n;
+  return !out->oom || (c->bad = true, false);
+}
+
+/* The stored seccomp programs, kept in the entry as read (so it encodes back the same); the plan gets a
+ * copy only when they were built for this machine, kernel and libseccomp (otherwise the runtime builds
+ * the filters itself). */
 static bool get_seccomp(cursor *c, cordon_lx_run_entry *e) {
   e->seccomp_valid_for = get_str(c);
-  uint32_t n = get_u32(c);
-  if (c->bad || n == 0 || n > c->left || n % 8 != 0 || n / 8 > 4096)  /* sock_filter: 8 bytes; BPF_MAXINSNS */
+  cordon_buf both = CORDON_BUF_INIT;
+  if (c->bad || !get_program(c, &both, &e->seccomp_base_len, false) ||
+      !get_program(c, &both, &e->seccomp_gate_len, true)) {
+    cordon_buf_free(&both);
     return c->bad = true, false;
-  if (!(e->seccomp_bpf = malloc(n))) return c->bad = true, false;
-  memcpy(e->seccomp_bpf, c->p, n);
-  e->seccomp_bpf_len = n;
-  c->p += n, c->left -= n;
+  }
+  size_t n = e->seccomp_base_len + e->seccomp_gate_len;
+  e->seccomp_bpf = cordon_buf_take(&both);
+  if (!e->seccomp_bpf) return c->bad = true, false;
   cordon_buf here = CORDON_BUF_INIT;
   cordon_lx_seccomp_kernel(&here);
   bool same = cordon_buf_str(&here) && !here.oom && strcmp(cordon_buf_str(&here), e->seccomp_valid_for) == 0;
   cordon_buf_free(&here);
   if (same && (e->plan->seccomp_bpf = malloc(n))) {
     memcpy(e->plan->seccomp_bpf, e->seccomp_bpf, n);
-    e->plan->seccomp_bpf_len = n;
+    e->plan->seccomp_base_len = e->seccomp_base_len, e->plan->seccomp_gate_len = e->seccomp_gate_len;
   }
   return true;
 }

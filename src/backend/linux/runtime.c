@@ -1,13 +1,18 @@
 /* src/backend/linux/runtime.c — apply a plan, then exec (docs/linux-sandbox.md, "Processes").
  *
- * In cordon: check the kernel; enter a user namespace (root too: every id maps to itself, nothing else
- * is mapped) and a mount namespace; then a PID namespace (pidns.c), whose init does the rest: the view
- * (view.c), chdir, capabilities dropped but CAP_SYS_PTRACE in the run's own user namespace (the gate reads
- * callers' memory), no_new_privs, seccomp, Landlock, non-dumpable; then it forks the command, which drops
- * the last capability, leaves the session when stdin is not a terminal, and execs. Any step failing stops
- * before execve: the command never runs half-sandboxed. */
+ * In cordon: check the kernel; a cgroup for the run's limits where one can be made (limits.h); enter a
+ * user namespace (root too: every id maps to itself, nothing else is mapped) and a mount namespace; then a
+ * PID namespace (pidns.c), whose init does the rest: the view (view.c), chdir, a fresh session keyring,
+ * no user namespace below the run's, the limits joined; capabilities dropped but CAP_SYS_PTRACE in the
+ * run's own user namespace (the gate reads callers' memory); no_new_privs, the base seccomp filter,
+ * Landlock, non-dumpable; then it forks the command, which leaves the session when stdin is not a
+ * terminal, drops the last capability, applies its rlimits, closes every inherited descriptor but those
+ * passed on purpose, and execs. Any step failing stops before execve: the command never runs
+ * half-sandboxed. */
 #include "backend/linux/landlock.h"
+#include "backend/linux/limits.h"
 #include "backend/linux/pidns.h"
+#include "backend/linux/procsetup.h"
 #include "backend/linux/seccomp.h"
 #include "backend/linux/view.h"
 
@@ -146,7 +151,8 @@ static cordon_lx_status exec_command(const char *const *argv, const char *const 
 /* init: the view and the sandbox, applied to itself before it forks the command, so every process of
  * the run has them. */
 static cordon_lx_status sandbox_init(const cordon_lx_plan *plan, int abi, cordon_lx_landlock_ahead *ahead,
-                                     const char *cwd, bool in_userns, cordon_buf *msg) {
+                                     const char *cwd, bool in_userns, cordon_lx_limits_run *limits,
+                                     cordon_buf *msg) {
   cordon_lx_status st;
   if (!plan->fs_unrestricted && (st = cordon_lx_view_build(plan, msg)) != CORDON_LX_OK) return st;
   if (cwd && chdir(cwd) != 0) {
@@ -154,12 +160,16 @@ static cordon_lx_status sandbox_init(const cordon_lx_plan *plan, int abi, cordon
                       errno == ENOENT ? " (the policy grants nothing there, so the sandbox does not show it)" : "");
     return CORDON_LX_SETUP_FAILED;
   }
+  /* while init still holds its capabilities over the run's own namespaces, and its procfs is at /proc */
+  if ((st = cordon_lx_keyring_fresh(msg)) != CORDON_LX_OK) return st;
+  if (in_userns && (st = cordon_lx_userns_forbid(msg)) != CORDON_LX_OK) return st;
+  if ((st = cordon_lx_limits_enter(&plan->limits, limits, msg)) != CORDON_LX_OK) return st;
   if ((st = drop_capabilities(in_userns ? CAP_SYS_PTRACE : -1, msg)) != CORDON_LX_OK) return st;
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
     cordon_buf_printf(msg, "no_new_privs: %s", strerror(errno));
     return CORDON_LX_SETUP_FAILED;
   }
-  if ((st = cordon_lx_seccomp_apply(plan, msg)) != CORDON_LX_OK) return st;
+  if ((st = cordon_lx_seccomp_apply_base(plan, msg)) != CORDON_LX_OK) return st;
   if ((st = cordon_lx_landlock_apply(plan, abi, ahead, msg)) != CORDON_LX_OK) return st;
   /* nothing inside may ptrace init or read its memory: init serves the gate for everyone */
   if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
@@ -170,12 +180,15 @@ static cordon_lx_status sandbox_init(const cordon_lx_plan *plan, int abi, cordon
 }
 
 /* the command, after init forked it: its own steps, then execve. */
-static cordon_lx_status command_exec(const char *const *argv, const char *const *env, cordon_buf *msg) {
+static cordon_lx_status command_exec(const cordon_lx_plan *plan, const cordon_lx_limits_run *limits,
+                                     const char *const *argv, const char *const *env, cordon_buf *msg) {
   /* Without a terminal on stdin there is no job control to keep: leave the caller's session so the
    * command cannot reach its terminal. With one, the session stays (the user's shell needs it) and
    * seccomp denies TIOCSTI instead. setsid fails for a process-group leader; that is harmless. */
   if (!isatty(STDIN_FILENO)) (void)setsid();
   cordon_lx_status st = drop_capabilities(-1, msg);
+  if (st == CORDON_LX_OK) st = cordon_lx_limits_apply(&plan->limits, limits, msg);
+  if (st == CORDON_LX_OK) st = cordon_lx_fds_close_inherited(plan->pass_fds, plan->npass_fds, msg);
   if (st != CORDON_LX_OK) return st;
   return exec_command(argv, env, msg);
 }
@@ -185,16 +198,22 @@ static cordon_lx_status sandbox_and_exec(const cordon_lx_plan *plan, int abi, co
                                          cordon_buf *msg) {
   cordon_lx_status st;
   bool in_userns;
+  cordon_lx_limits_run limits = CORDON_LX_LIMITS_RUN_INIT;
+  cordon_lx_limits_prepare(&plan->limits, &limits);
   /* one thread before a user namespace and the forks that follow */
   if (ahead) cordon_lx_landlock_ahead_finish(ahead);
-  if ((st = enter_namespaces(&in_userns, msg)) != CORDON_LX_OK) return st;
-  cordon_lx_pidns ns;
-  if ((st = cordon_lx_pidns_enter(&ns, msg)) != CORDON_LX_OK) return st;
+  cordon_lx_pidns ns = {.limits = &plan->limits, .limits_run = &limits};
+  if ((st = enter_namespaces(&in_userns, msg)) != CORDON_LX_OK || (st = cordon_lx_pidns_enter(&ns, msg)) != CORDON_LX_OK) {
+    cordon_buf ignored = CORDON_BUF_INIT;  /* nothing ran: nothing reached a limit */
+    cordon_lx_limits_release(&plan->limits, &limits, &ignored);
+    cordon_buf_free(&ignored);
+    return st;
+  }
   /* init from here on */
-  if ((st = sandbox_init(plan, abi, ahead, cwd, in_userns, msg)) != CORDON_LX_OK) return st;
+  if ((st = sandbox_init(plan, abi, ahead, cwd, in_userns, &limits, msg)) != CORDON_LX_OK) return st;
   if ((st = cordon_lx_pidns_spawn(&ns, msg)) != CORDON_LX_OK) return st;
   /* the command from here on */
-  return command_exec(argv, env, msg);
+  return command_exec(plan, &limits, argv, env, msg);
 }
 
 /* Best effort runs with what the kernel has; say what that leaves out, once, on stderr. */
