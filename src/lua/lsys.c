@@ -1,9 +1,12 @@
 /* src/lua/lsys.c — cordon.c.sys: the few operating-system facts the Lua half needs (files, env, ids).
- * Kept small and read-only: nothing here runs a command or writes a file.
+ * Kept small: nothing here runs a command. The only writes are cordon's own state (mkdir, symlink: the
+ * sandbox's caches; writefile: the trust list), and each one taints the run recorder, because a run that
+ * changed the disk is not the run a replay would see (the next one, finding what was made, is cached).
  *
  * Every file-system fact the Lua half uses comes through here, so while the run recorder is armed
  * (src/core/record.h) each call also records what it saw, with the digest helpers the replay uses. */
 #include "core/record.h"
+#include "core/sha256.h"
 #include "lua/lutil.h"
 
 #include <dirent.h>
@@ -23,7 +26,10 @@ extern char **environ;
 
 static int fail_errno(lua_State *L, const char *what, const char *path) {
   int e = errno;
-  const char *code = e == ENOENT ? "not_found" : e == EACCES ? "permission_denied" : "io_error";
+  const char *code = e == ENOENT                 ? "not_found"
+                     : e == EACCES || e == EPERM ? "permission_denied"
+                     : e == EEXIST               ? "exists"
+                                                 : "io_error";
   return cordon_lua_fail(L, code, "%s %s: %s", what, path, strerror(e));
 }
 
@@ -285,11 +291,93 @@ static int l_clock(lua_State *L) {
   return 1;
 }
 
+/* A path argument taken with its length: an embedded NUL is refused, never truncated (misuse). */
+static const char *check_path(lua_State *L, int idx) {
+  size_t len;
+  const char *p = luaL_checklstring(L, idx, &len);
+  if (strlen(p) != len) luaL_argerror(L, idx, "path contains a NUL byte");
+  return p;
+}
+
+static mode_t check_mode(lua_State *L, int idx, lua_Integer dflt) {
+  lua_Integer m = luaL_optinteger(L, idx, dflt);
+  luaL_argcheck(L, m >= 0 && m <= 07777, idx, "mode must be between 0 and 07777");
+  return (mode_t)m;
+}
+
+/* mkdir(path [, mode = 0700]) -> true. One directory, not its parents; an existing name fails "exists". */
+static int l_mkdir(lua_State *L) {
+  const char *p = check_path(L, 1);
+  mode_t mode = check_mode(L, 2, 0700);
+  cordon_record_taint("cordon.c.sys.mkdir");
+  if (mkdir(p, mode) != 0) return fail_errno(L, "mkdir", p);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* symlink(target, path) -> true: `path` becomes a symbolic link to `target` (never replaces a name). */
+static int l_symlink(lua_State *L) {
+  const char *target = check_path(L, 1);
+  const char *p = check_path(L, 2);
+  cordon_record_taint("cordon.c.sys.symlink");
+  if (symlink(target, p) != 0) return fail_errno(L, "symlink", p);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* writefile(path, text [, mode = 0600]) -> true. Written to a new file beside `path` and renamed over
+ * it, so a reader sees the old text or the new, never a part; a symlink at `path` is replaced, not
+ * followed. */
+static int l_writefile(lua_State *L) {
+  const char *p = check_path(L, 1);
+  size_t len;
+  const char *text = luaL_checklstring(L, 2, &len);
+  mode_t mode = check_mode(L, 3, 0600);
+  cordon_record_taint("cordon.c.sys.writefile");
+  cordon_buf tmp = CORDON_BUF_INIT;
+  cordon_buf_printf(&tmp, "%s.tmp-XXXXXX", p);
+  char *name = cordon_buf_take(&tmp);
+  if (!name) return cordon_lua_fail(L, "io_error", "out of memory writing %s", p);
+  int fd = mkstemp(name);
+  if (fd < 0) {
+    free(name);
+    return fail_errno(L, "create", p);
+  }
+  bool ok = fchmod(fd, mode) == 0;
+  for (size_t done = 0; ok && done < len;) {
+    ssize_t n = write(fd, text + done, len - done);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) done += (size_t)n;
+  }
+  ok = ok && fsync(fd) == 0;
+  int err = errno;
+  if (close(fd) != 0 && ok) ok = false, err = errno;
+  if (ok && rename(name, p) != 0) ok = false, err = errno;
+  if (!ok) unlink(name);
+  free(name);
+  errno = err;
+  if (!ok) return fail_errno(L, "write", p);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* sha256(text) -> 64 lower-case hex digits. */
+static int l_sha256(lua_State *L) {
+  size_t len;
+  const char *text = luaL_checklstring(L, 1, &len);
+  char hex[CORDON_SHA256_HEX];
+  cordon_sha256_hex(text, len, hex);
+  lua_pushstring(L, hex);
+  return 1;
+}
+
 static const luaL_Reg sys_funcs[] = {
   {"platform", l_platform}, {"getcwd", l_getcwd},   {"getenv", l_getenv},     {"environ", l_environ},
   {"realpath", l_realpath}, {"stat", l_stat},       {"lstat", l_lstat},       {"listdir", l_listdir},
   {"readfile", l_readfile}, {"home", l_home},       {"ids", l_ids},           {"isatty", l_isatty},
-  {"clock", l_clock},       {NULL, NULL},
+  {"clock", l_clock},       {"mkdir", l_mkdir},       {"symlink", l_symlink},   {"writefile", l_writefile},
+  {"sha256", l_sha256},     {NULL, NULL},
 };
 
 int cordon_open_sys(lua_State *L) {
