@@ -1,7 +1,8 @@
 /* src/lua/lsys.c — cordon.c.sys: the few operating-system facts the Lua half needs (files, env, ids).
- * Kept small: nothing here runs a command. The only writes are cordon's own state (mkdir, symlink: the
- * sandbox's caches; writefile: the trust list), and each one taints the run recorder, because a run that
- * changed the disk is not the run a replay would see (the next one, finding what was made, is cached).
+ * Kept small: nothing here runs a command. The only writes are cordon's own state: ensure_dir and
+ * ensure_symlink (the sandbox's caches) record what is there afterwards, as an lstat would, so a replay
+ * finds the same directory or link and the run is cached from the first time; writefile (the trust
+ * list) taints the run recorder.
  *
  * Every file-system fact the Lua half uses comes through here, so while the run recorder is armed
  * (src/core/record.h) each call also records what it saw, with the digest helpers the replay uses. */
@@ -112,8 +113,8 @@ static const char *type_name(mode_t m) {
   return "other";
 }
 
-static int push_stat(lua_State *L, int follow) {
-  const char *p = luaL_checkstring(L, 1);
+/* Pushes the stat table of `p` (or the failure triple), recording the observation when armed. */
+static int push_stat_of(lua_State *L, const char *p, int follow) {
   struct stat st;
   int rc = cordon_record_stat(p, follow, &st);
   int err = errno;
@@ -145,6 +146,8 @@ static int push_stat(lua_State *L, int follow) {
   lua_setfield(L, -2, "mtime_ns");
   return 1;
 }
+
+static int push_stat(lua_State *L, int follow) { return push_stat_of(L, luaL_checkstring(L, 1), follow); }
 
 static int l_stat(lua_State *L) { return push_stat(L, 1); }
 static int l_lstat(lua_State *L) { return push_stat(L, 0); }
@@ -305,24 +308,26 @@ static mode_t check_mode(lua_State *L, int idx, lua_Integer dflt) {
   return (mode_t)m;
 }
 
-/* mkdir(path [, mode = 0700]) -> true. One directory, not its parents; an existing name fails "exists". */
-static int l_mkdir(lua_State *L) {
+/* ensure_dir(path [, mode = 0700]) -> the lstat table of `path`: made (one directory, not its parents)
+ * when nothing is there. Only the result is recorded, so a replay finding the same directory hits. */
+static int l_ensure_dir(lua_State *L) {
   const char *p = check_path(L, 1);
   mode_t mode = check_mode(L, 2, 0700);
-  cordon_record_taint("cordon.c.sys.mkdir");
-  if (mkdir(p, mode) != 0) return fail_errno(L, "mkdir", p);
-  lua_pushboolean(L, 1);
-  return 1;
+  struct stat st;
+  if (lstat(p, &st) != 0 && errno == ENOENT && mkdir(p, mode) != 0 && errno != EEXIST)
+    return fail_errno(L, "mkdir", p);
+  return push_stat_of(L, p, 0);
 }
 
-/* symlink(target, path) -> true: `path` becomes a symbolic link to `target` (never replaces a name). */
-static int l_symlink(lua_State *L) {
+/* ensure_symlink(target, path) -> the lstat table of `path`: made a symbolic link to `target` when
+ * nothing is there (never replacing a name). Only the result is recorded, as for ensure_dir. */
+static int l_ensure_symlink(lua_State *L) {
   const char *target = check_path(L, 1);
   const char *p = check_path(L, 2);
-  cordon_record_taint("cordon.c.sys.symlink");
-  if (symlink(target, p) != 0) return fail_errno(L, "symlink", p);
-  lua_pushboolean(L, 1);
-  return 1;
+  struct stat st;
+  if (lstat(p, &st) != 0 && errno == ENOENT && symlink(target, p) != 0 && errno != EEXIST)
+    return fail_errno(L, "symlink", p);
+  return push_stat_of(L, p, 0);
 }
 
 /* writefile(path, text [, mode = 0600]) -> true. Written to a new file beside `path` and renamed over
@@ -376,7 +381,7 @@ static const luaL_Reg sys_funcs[] = {
   {"platform", l_platform}, {"getcwd", l_getcwd},   {"getenv", l_getenv},     {"environ", l_environ},
   {"realpath", l_realpath}, {"stat", l_stat},       {"lstat", l_lstat},       {"listdir", l_listdir},
   {"readfile", l_readfile}, {"home", l_home},       {"ids", l_ids},           {"isatty", l_isatty},
-  {"clock", l_clock},       {"mkdir", l_mkdir},       {"symlink", l_symlink},   {"writefile", l_writefile},
+  {"clock", l_clock},       {"ensure_dir", l_ensure_dir}, {"ensure_symlink", l_ensure_symlink},   {"writefile", l_writefile},
   {"sha256", l_sha256},     {NULL, NULL},
 };
 

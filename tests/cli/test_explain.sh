@@ -41,7 +41,7 @@ expect "config files are listed even when absent" has "$out" "user     $HOME/.co
 
 out=$(cd "$tmp/w" && ex --add-dirs-ro /ref --add-dirs "$tmp/w2")
 expect "without --workdir the current directory is used" has "$out" "workdir: $tmp/w (source: current directory)"
-expect "grants are listed with their source" has "$out" "--add-dirs-ro /ref (read, from --add-dirs-ro)"
+expect "grants are listed with their source" has "$out" "--add-dirs-ro /ref (read and run, from --add-dirs-ro)"
 expect "protected paths are listed per writable root" has "$out" "in writable root $tmp/w2: .git/hooks/ .git/config"
 
 # A planted workdir config is reported and ignored; trusted, it applies.
@@ -51,7 +51,7 @@ expect "an untrusted workdir config is reported as ignored" has "$out" "workdir 
 expect "and grants nothing" bash -c '! grep -q /planted <<<"$1"' _ "$out"
 out=$(ex --workdir "$tmp/w" --trust-workdir-config)
 expect "a trusted workdir config is applied" has "$out" "workdir  $tmp/w/.cordon.yaml: applied (trusted: flag)"
-expect "and its grant shows with the file as source" has "$out" "--add-dirs /planted (write, from config"
+expect "and its grant shows with the file as source" has "$out" "--add-dirs /planted (read, write and run, from config"
 printf 'enable: docker\n' > "$HOME/.config/cordon/config.yaml"
 out=$(ex --workdir "$tmp/wt")
 expect "the user config is applied" has "$out" "user     $HOME/.config/cordon/config.yaml: applied"
@@ -64,7 +64,8 @@ rm -f "$HOME/.config/cordon/config.yaml"
 printf 'gitdir: /elsewhere/repo/.git/worktrees/wt\n' > "$tmp/wt/.git"
 out=$(ex --workdir "$tmp/wt")
 expect "a .git pointer is reported and not granted" has "$out" ".git pointer: $tmp/wt/.git names /elsewhere/repo/.git/worktrees/wt; NOT granted"
-expect "explain says how to grant it on purpose" has "$out" "--add-dirs '/elsewhere/repo/.git'"
+expect "explain says how to grant the repository on purpose" has "$out" "--add-dirs '/elsewhere/repo'"
+expect "and never suggests the git directory itself" bash -c '! grep -q "add-dirs ./elsewhere/repo/.git" <<<"$1"' _ "$out"
 pol=$("$CORDON" policy --profiles-dir "$basic" --platform darwin --workdir "$tmp/wt")
 expect "the policy says nothing of the gitdir" bash -c '! grep -q /elsewhere <<<"$1"' _ "$pol"
 

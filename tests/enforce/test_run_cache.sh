@@ -31,6 +31,9 @@ entry() { ls -t "$H"/.cache/cordon/linux-runs/*.run 2>/dev/null | head -1; }
 
 for u in $USERS; do
   new_case "$u"
+  # The policy reads the workdir's .git/config (its hooksPath); new_case just wrote it, and a file
+  # changed less than a second ago is never trusted by the run cache.
+  sleep 1.1
 
   rc "$u" -- -- true
   expect "the first run is a miss" 0 miss
