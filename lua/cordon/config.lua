@@ -2,7 +2,7 @@
 --
 --   require("cordon.config").load{ home = "/h", workdir = "/w", trust_workdir_config = false,
 --       user_config = nil, config_dir = nil, trust_list = nil, writable_roots = nil, environ = nil }
---   --> { files = { { path, kind = "user"|"workdir", found, trusted, trust_source, ignored_reason } },
+--   --> { files = { { path, kind = "user"|"workdir", found, trusted, trust_source, ignored_reason, hash } },
 --         values = { enable, add_dirs, add_dirs_ro, profile, env_pass, append_profile },
 --         dir = config dir, trust_list = { path, found, problem }, protect = { paths to keep read-only } }
 --   or nil, "config_error: FILE:LINE:COL: message", "config_error"
@@ -249,8 +249,18 @@ function M.load(req)
   for _, list in ipairs { req.writable_roots or {}, values.add_dirs } do
     for _, r in ipairs(list) do roots[#roots + 1] = sys.realpath(r) or r end
   end
+  -- The file's content pins trust, so it is read here (never symlinks: nofollow), and parsed only once
+  -- trusted. A file that fails the ownership rules is not read at all.
+  local wtext
+  if not wproblem then
+    local err
+    wtext, err = sys.readfile(wpath, M.MAX_BYTES, true)
+    if not wtext then return config_fail(string.format("config_error: %s:1:1: cannot read: %s", wpath, tostring(err))) end
+    wfile.hash = trust.hash(wtext)
+  end
   local decision, derr = trust.decide {
     workdir = real, flag = req.trust_workdir_config and true or false, list_path = list_path, writable_roots = roots,
+    hash = wfile.hash,
   }
   if not decision then return config_fail(derr) end
   result.trust_list = decision.list
@@ -262,11 +272,8 @@ function M.load(req)
     wfile.ignored_reason = "not applied although trusted: " .. wproblem
     return result
   end
-  -- Read only now: the text of an untrusted file is never parsed.
-  local text, err = read(wpath)
-  if not text then return config_fail(err) end
-  local v
-  v, err = M.parse(text, { file = wpath, kind = "workdir", home = home, base = real })
+  -- Parsed only now: the text of an untrusted file is never parsed.
+  local v, err = M.parse(wtext, { file = wpath, kind = "workdir", home = home, base = real })
   if not v then return config_fail(err) end
   wfile.trusted, wfile.trust_source = true, decision.source
   for k, val in pairs(v) do
