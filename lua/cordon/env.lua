@@ -112,7 +112,6 @@ M.allow = {
   JAVA_HOME = "the JDK build tools use",
   MAVEN_OPTS = "JVM options of Maven (memory, proxy properties)",
   GRADLE_OPTS = "JVM options of the Gradle client",
-  SBT_OPTS = "JVM options of sbt",
   JAVA_TOOL_OPTIONS = "JVM options every java process picks up (memory, proxy properties)",
   GEM_HOME = "where gems are installed",
   GEM_PATH = "where gems are looked up",
