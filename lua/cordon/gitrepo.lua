@@ -55,10 +55,11 @@ local function is_type(path, t)
   return st ~= nil and st.type == t
 end
 
--- git's is_git_directory: HEAD, and objects and refs in the common directory.
-local function looks_like_gitdir(gitdir, common)
-  return (is_type(gitdir .. "/HEAD", "file") or is_type(gitdir .. "/HEAD", "link"))
-    and is_type(common .. "/objects", "directory") and is_type(common .. "/refs", "directory")
+-- git's is_git_directory, less HEAD: objects and refs in the common directory. HEAD is a file whose
+-- stat changes with every checkout, and every stat here is replayed by the run cache; the two
+-- directories' identities do not change.
+local function looks_like_gitdir(common)
+  return is_type(common .. "/objects", "directory") and is_type(common .. "/refs", "directory")
 end
 
 -- A small regular file's text, or nil. stat first: it is what the run cache replays, and it sees a
@@ -91,7 +92,7 @@ function M.discover(dir, untrusted)
     local st = sys.lstat(dotgit)
     if st and st.type == "directory" then
       local common = common_of(dotgit)
-      if looks_like_gitdir(dotgit, common) then
+      if looks_like_gitdir(common) then
         return { top = d, gitdir = dotgit, common = common }
       end
     elseif st and st.type == "file" then

@@ -86,7 +86,7 @@ function M.find(o)
         .. "; only its git directory is granted")
       if repo.gitdir ~= repo.common then grant(repo.gitdir, "git directory", "the worktree's own git directory") end
     else
-      grant(repo.top, "repository", "the git repository enclosing the workdir (git needs its .git and index)")
+      grant(repo.top, "repository", "the git repository enclosing the workdir; git reads its .git and index")
       if repo.gitdir and not within(repo.top, repo.gitdir) then grant(repo.gitdir, "git directory", "its gitdir") end
       if repo.common and not within(repo.top, repo.common) then grant(repo.common, "git directory", "its common git directory") end
     end

@@ -46,7 +46,7 @@ t.test("a workdir in a monorepo subdirectory reads the enclosing repository, and
   t.eq(p:decide("file-write-data", mono .. "/.git/config"), "deny")
   t.eq(p:decide("file-write-data", mono .. "/services/api/main.go"), "allow", "the workdir itself stays writable")
   local text = require("cordon.explain").render(require("cordon.explain").from_policy(p))
-  t.ok(text:find("repository " .. mono .. " (read and run: the git repository enclosing the workdir", 1, true), text)
+  t.ok(text:find("repository " .. mono .. " (read and run: the git repository enclosing the workdir; git reads", 1, true), text)
 end)
 
 t.test("a workdir that is its repository's top needs no grant", function()
@@ -131,7 +131,7 @@ t.test("discover follows git's rules: the nearest .git, a gitfile's relative git
   local notgit = base .. "/not-a-repo/.git"
   mkdir(notgit)
   local n = gitrepo.discover(base .. "/not-a-repo", {})
-  t.ok(n == nil or n.top ~= base .. "/not-a-repo", "a .git without HEAD, objects and refs is not a repository")
+  t.ok(n == nil or n.top ~= base .. "/not-a-repo", "a .git without objects and refs is not a repository")
 end)
 
 t.test("the workdir's own worktree pointer is still reported with a safe suggestion", function()
