@@ -191,7 +191,9 @@ local function read_config(path, ctx, repo, depth, found)
   if st.size > M.MAX_CONFIG then
     return nil, "config_error: the git config " .. path .. " is larger than " .. M.MAX_CONFIG .. " bytes", "config_error"
   end
-  local text, err = sys.readfile(path, M.MAX_CONFIG)
+  local text, err, code = sys.readfile(path, M.MAX_CONFIG)
+  -- A config the user cannot read is one their git cannot read either: it sets nothing to protect.
+  if not text and code == "permission_denied" then return true end
   if not text then return nil, "config_error: cannot read the git config " .. path .. ": " .. tostring(err), "config_error" end
   if not needs_parse(text) then return true end
   local gc = parser()

@@ -141,6 +141,23 @@ t.test("a malformed config is an error naming the file", function()
   t.ok(msg:find(w .. "/.git/config", 1, true), msg)
 end)
 
+t.test("a config the user cannot read sets nothing, as for git itself", function()
+  local w = repo("unreadable")
+  git(w, "config core.hooksPath .githooks")
+  -- As root every file is readable, so the refusal is made here: the answer cordon.c.sys gives.
+  local sys = require "cordon.c.sys"
+  local readfile = sys.readfile
+  sys.readfile = function(path, ...)
+    if path == w .. "/.git/config" then return nil, "permission_denied: open " .. path, "permission_denied" end
+    return readfile(path, ...)
+  end
+  local p = asm(w)
+  sys.readfile = readfile
+  t.ok(p, "no error")
+  t.eq(next(protected(p)), nil)
+  t.ok(next(protected(assert(asm(w)))), "readable again, it protects its hooksPath")
+end)
+
 t.test("without cordon.c.gitconfig a config that needs it is a clear error; one that does not is read without it", function()
   local saved = package.loaded["cordon.c.gitconfig"]
   package.loaded["cordon.c.gitconfig"] = nil
