@@ -249,20 +249,23 @@ function M.load(req)
   for _, list in ipairs { req.writable_roots or {}, values.add_dirs } do
     for _, r in ipairs(list) do roots[#roots + 1] = sys.realpath(r) or r end
   end
-  -- The file's content pins trust, so it is read here (never symlinks: nofollow), and parsed only once
-  -- trusted. A file that fails the ownership rules is not read at all.
-  local wtext
-  if not wproblem then
-    local err
-    wtext, err = sys.readfile(wpath, M.MAX_BYTES, true)
-    if not wtext then return config_fail(string.format("config_error: %s:1:1: cannot read: %s", wpath, tostring(err))) end
-    wfile.hash = trust.hash(wtext)
+  -- The file's content pins trust: it is read (never through a symlink: nofollow) only when the decision
+  -- needs its hash or it is trusted, and parsed only once trusted. A file that fails the ownership rules
+  -- is not read at all; an untrusted one with no entry for its directory is not read either.
+  local wtext, rerr
+  local function content()
+    if wtext == nil and not wproblem and not rerr then
+      wtext, rerr = sys.readfile(wpath, M.MAX_BYTES, true)
+      if wtext then wfile.hash = trust.hash(wtext) end
+    end
+    return wtext and wfile.hash or nil
   end
   local decision, derr = trust.decide {
     workdir = real, flag = req.trust_workdir_config and true or false, list_path = list_path, writable_roots = roots,
-    hash = wfile.hash,
+    hash = content,
   }
   if not decision then return config_fail(derr) end
+  if rerr then return config_fail(string.format("config_error: %s:1:1: cannot read: %s", wpath, tostring(rerr))) end
   result.trust_list = decision.list
   if not decision.trusted then
     wfile.ignored_reason = decision.reason
@@ -273,6 +276,8 @@ function M.load(req)
     return result
   end
   -- Parsed only now: the text of an untrusted file is never parsed.
+  content()
+  if rerr then return config_fail(string.format("config_error: %s:1:1: cannot read: %s", wpath, tostring(rerr))) end
   local v, err = M.parse(wtext, { file = wpath, kind = "workdir", home = home, base = real })
   if not v then return config_fail(err) end
   wfile.trusted, wfile.trust_source = true, decision.source

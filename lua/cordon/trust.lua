@@ -139,7 +139,8 @@ end
 
 -- Decides whether the workdir config may be applied.
 --   req = { workdir = canonical workdir, flag = bool, list_path = path, writable_roots = { "/abs", … },
---           hash = the config file's M.hash, or nil when it could not be read }
+--           hash = the config file's M.hash, or a function giving it (called only when an entry for the
+--           workdir needs it, so an untrusted file is not even read); nil when it could not be read }
 -- Returns { trusted = bool, source = "flag"|"trust-list"|nil, reason = "…"|nil, entry = the matching entry,
 --           list = { path =, found =, problem = } }
 -- or nil, "config_error: …" when the trust list is malformed.
@@ -163,6 +164,11 @@ function M.decide(req)
     return result
   end
 
+  local hash = req.hash
+  local function file_hash()
+    if type(hash) == "function" then hash = hash() or false end
+    return hash or nil
+  end
   local via_link, listed
   for _, e in ipairs(entries) do
     if e.path == wd then
@@ -174,7 +180,7 @@ function M.decide(req)
           return result
         end
       end
-      if e.hash and req.hash and e.hash == req.hash then
+      if e.hash and file_hash() and e.hash == file_hash() then
         result.trusted, result.source, result.entry = true, "trust-list", e
         return result
       end
@@ -189,7 +195,7 @@ function M.decide(req)
   elseif listed then
     result.reason = string.format("not trusted: the file changed since you trusted it (%s:%d pins %s, the file is "
       .. "now %s); review it and run `cordon trust %s` again", req.list_path, listed.line, M.short(listed.hash),
-      M.short(req.hash), wd)
+      M.short(file_hash()), wd)
   elseif via_link then
     result.reason = string.format("not trusted: the trust-list entry %s (%s:%d) reaches this directory only "
       .. "through a symbolic link; list the real path %s instead", via_link.path, req.list_path, via_link.line, wd)

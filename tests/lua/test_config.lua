@@ -207,6 +207,8 @@ t.test("trust is pinned to the file's content: a changed or new file is ignored 
   t.eq(r.values.profile, nil, "the edit is not applied")
   t.ok(r.files[2].ignored_reason:find("changed since you trusted it", 1, true), r.files[2].ignored_reason)
   t.ok(r.files[2].ignored_reason:find("cordon trust " .. wd, 1, true), "says how to trust it again")
+  t.eq(r.files[2].hash, require("cordon.trust").hash("enable: [ssh]\nprofile: danger-full-access\n"),
+    "the file's hash is reported")
   os.remove(wcfg)
   write(wcfg, "profile: danger-full-access\n")  -- or plants a new one where a file was trusted
   t.eq(assert(load()).files[2].trusted, false)
@@ -214,7 +216,9 @@ t.test("trust is pinned to the file's content: a changed or new file is ignored 
   r = assert(load())
   t.eq(r.files[2].trusted, false)
   t.ok(r.files[2].ignored_reason:find("without the hash", 1, true), r.files[2].ignored_reason)
-  t.eq(r.files[2].hash, require("cordon.trust").hash("profile: danger-full-access\n"), "the file's hash is reported")
+  os.remove(cfgdir .. "/trusted-workdirs")
+  r = assert(load())
+  t.eq(r.files[2].hash, nil, "with no entry for the directory the file is not even read")
 end)
 
 t.test("errors in a trusted workdir config name its file", function()
