@@ -11,7 +11,7 @@
 -- So after those grants, for every guarded path P lying strictly inside such a root, the tree's own
 -- decision is asserted again: a filtered (deny file-read* …) and/or (deny file-write* …) on P, unless
 -- the tree itself grants that access on P (an enabled integration: --enable=ssh opens ~/.ssh reads,
--- --enable=shell-init the rc files), and with holes for what the tree grants below P (ssh's writable
+-- --enable=cloud-credentials ~/.aws reads), and with holes for what the tree grants below P (ssh's writable
 -- known_hosts). The denies name the wildcard operations, as the grants they beat do; any
 -- specific-operation rule of the tree is consulted before both, so it keeps deciding.
 --
