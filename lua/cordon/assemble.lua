@@ -1,13 +1,17 @@
 -- lua/cordon/assemble.lua — cordon.assemble{…}: the staged policy, in a fixed order.
 --
 --   1. the selected fragments in stage order, each after a ";; Source: NAME" line;
---   2. --add-dirs-ro, then --add-dirs: a `literal` read rule for every ancestor, then the grant;
---   3. read literals for the workdir's ancestors, then the permission profile's section (the Seatbelt
+--   2. --add-dirs-ro, then --add-dirs: a `literal` read rule for every ancestor, then the grant (read,
+--      or read and write, and run);
+--   3. the enclosing repository and workspace roots of the workdir, read and run (workspace.lua);
+--   4. read literals for the workdir's ancestors, then the permission profile's section (the Seatbelt
 --      backend's rules: workdir, tmp and network access per --profile/--mode);
---   4. inside granted roots, HOME's secrets and persistence paths keep the tree's decision (guard.lua);
---      protected-metadata and persistence denies inside writable roots and under HOME;
---   5. each --append-profile, in the order given;
---   6. final denies protecting the appended profiles, the config files and ~/.config/cordon.
+--   5. inside granted roots, HOME's secrets and persistence paths keep the tree's decision (guard.lua);
+--      protected-metadata denies inside writable roots, and what the repositories' git config runs;
+--   6. each --append-profile, in the order given;
+--   7. final denies protecting the appended profiles, the config files and cordon's own directories;
+--   8. the sandbox's own caches (caches.lua): the one hole in cordon's state, so it comes last.
+-- A writable root that holds HOME grants none of HOME's dot-entries (protect.home_exclusion).
 -- Every generated rule is IR written by the one SBPL writer; HOME and the workdir are -D parameters.
 local protect = require "cordon.protect"
 
@@ -71,6 +75,55 @@ local function param_list()
     return true
   end
   return list, add
+end
+
+local function within(root, p)
+  if root == "/" then return p:sub(1, 1) == "/" end
+  return p == root or p:sub(1, #root + 1) == root .. "/"
+end
+
+-- A grant's filter with HOME's dot-entries cut out when the granted root holds HOME.
+local function home_cut(filter, root, home_excl)
+  if not home_excl or not within(root, home_excl.home) then return filter end
+  return { "require-all", filter, { "require-not", home_excl.filter } }
+end
+
+-- The profile section with the writable roots that hold HOME granting none of HOME's dot-entries. The
+-- section is parsed with its parameters kept symbolic and each such grant is rewritten in place, so the
+-- rest of the text (comments, the other rules) stays exactly as the section writer made it.
+local function cut_home_in_section(text, pparams, home_excl)
+  local values = {}
+  for _, kv in ipairs(pparams or {}) do values[kv[1]] = kv[2] end
+  local holds = false
+  for _, v in pairs(values) do holds = holds or within(v, home_excl.home) end
+  if not holds then return text end
+  local policy, err, code = require("cordon.sbpl").parse(text, "section", {}, { symbolic_params = true })
+  if not policy then return nil, err, code end
+  local out, pos = {}, 1
+  for _, r in ipairs(policy:rules()) do
+    local f = r.filters[1]
+    local writes = false
+    for _, op in ipairs(r.ops) do writes = writes or op == "file-write*" end
+    if r.action == "allow" and writes and #r.filters == 1 and f[1] == "subpath" and type(f[2]) == "table"
+      and values[f[2].param] and within(values[f[2].param], home_excl.home) then
+      local s, e = text:find(r.text, pos, true)
+      if not s then return nil, "invalid_request: cannot find the section's rule " .. r.text, "invalid_request" end
+      -- Reading stays granted on the whole root; only writing leaves HOME's dot-entries out.
+      local others = {}
+      for _, op in ipairs(r.ops) do if op ~= "file-write*" then others[#others + 1] = op end end
+      local rules = {}
+      if #others > 0 then rules[1] = { action = r.action, ops = others, filters = { f } } end
+      rules[#rules + 1] = { action = r.action, ops = { "file-write*" }, filters = { home_cut(f, values[f[2].param], home_excl) } }
+      local new
+      new, err, code = write_rules(rules)
+      if not new then return nil, err, code end
+      out[#out + 1] = text:sub(pos, s - 1)
+      out[#out + 1] = (new:gsub("\n$", ""))
+      pos = e + 1
+    end
+  end
+  out[#out + 1] = text:sub(pos)
+  return table.concat(out)
 end
 
 -- The permission profile as assembly uses it. The staged tree is the authority on what is readable,
@@ -149,12 +202,12 @@ local function env_defaults(tree, sel)
   return defaults, from
 end
 
-local function build_env(req, defaults)
+local function build_env(req, defaults, set)
   local ok, env = pcall(require, "cordon.env")
   if not ok or type(env) ~= "table" or type(env.build) ~= "function" then
     return { mode = req.env_mode, vars = nil, unavailable = true }
   end
-  return env.build { mode = req.env_mode, pass = req.env_pass, defaults = defaults, environ = req.environ }
+  return env.build { mode = req.env_mode, pass = req.env_pass, defaults = defaults, set = set, environ = req.environ }
 end
 
 -- "policy:LINE:COL: msg" from the reader, told as "SOURCE:LINE:COL: msg" of the fragment or file it is in.
@@ -204,6 +257,17 @@ function Assembled:decide(op, target, facts)
   return policy:decide(op, target, facts)
 end
 
+-- Makes what a run needs on disk before it starts: the sandbox's own caches (Landlock grants only paths
+-- that exist). Returns true, or nil, message, code; `cordon run` stops (exit 125) on a failure.
+function Assembled:prepare()
+  return require("cordon.caches").prepare(self.caches)
+end
+
+-- The git config keys a config written inside may add or change, for the gate (protect.git_safe_keys).
+function Assembled:git_safe_keys()
+  return protect.git_safe_key_patterns()
+end
+
 -- "assembled:LINE:COL" (a rule's source) → "SECTION:LINE" of the fragment or cordon section it is in.
 function Assembled:locate(source)
   local line = tonumber(type(source) == "string" and source:match(":(%d+):%d+$"))
@@ -212,6 +276,26 @@ function Assembled:locate(source)
   for _, s in ipairs(self.sources) do if s.line <= line then at = s end end
   if not at then return nil end
   return at.name .. ":" .. (line - at.line)
+end
+
+-- What the repositories' git config makes git run, inside the writable roots (policy paths), and notes
+-- on what cannot be protected. Repositories are found on this machine; paths map to the target's.
+local function git_protections(req)
+  local sys = require "cordon.c.sys"
+  local roots = {}
+  local request = require "cordon.request"
+  if req.host_workdir and req.profile_name ~= "read-only" then roots[#roots + 1] = req.host_workdir end
+  for _, d in ipairs(req.add_dirs) do roots[#roots + 1] = d.host end
+  if #roots == 0 then return {}, {} end
+  local function getenv(name)
+    if req.environ then return req.environ[name] end
+    return sys.getenv(name)
+  end
+  local found, notes, code = require("cordon.gitrepo").protections {
+    repos = req.repos or {}, home = req.host_home or req.home, getenv = getenv, roots = roots }
+  if not found then return nil, notes, code end
+  for _, f in ipairs(found) do f.path = request.policy_path(req, f.path) end
+  return found, notes
 end
 
 -- Assembles the policy. `opts` takes the CLI's option names with `_` for `-`, or a request built by
@@ -251,26 +335,65 @@ function M.assemble(opts)
   local tree_text = table.concat(chunks)
   for _, kv in ipairs(protect.params(req, tree_text)) do add_param(kv[1], kv[2]) end
 
+  -- A writable root that holds HOME grants none of HOME's dot-entries.
+  local home_excl
+  do
+    local f, ferr, fcode = protect.home_exclusion(req.home, req.platform)
+    if not f then return nil, ferr, fcode end
+    home_excl = { home = req.home, filter = f }
+  end
+
   -- Extra directories: read-only first, then read/write, so a path given both ways ends up writable.
+  -- Both run what they hold, as the workdir does: a directory the user adds is one they work in.
   local grants = {}
   for _, kind in ipairs { "add_dirs_ro", "add_dirs" } do
     local flag = kind == "add_dirs" and "--add-dirs" or "--add-dirs-ro"
-    local ops = kind == "add_dirs" and { "file-read*", "file-write*" } or { "file-read*" }
+    local ops = kind == "add_dirs" and { "file-read*", "file-write*", "process-exec" } or { "file-read*", "process-exec" }
     for i, d in ipairs(req[kind]) do
       local pname = (kind == "add_dirs" and "ADD_DIR_" or "ADD_DIR_RO_") .. (i - 1)
       add_param(pname, d.path)
+      local rules = { ancestor_rule(d.path, flag .. " " .. d.path) }
+      local grant = { "subpath", { param = pname } }
+      if kind == "add_dirs" and within(d.path, req.home) then
+        rules[#rules + 1] = { action = "allow", ops = { "file-read*", "process-exec" }, filters = { grant },
+                              comment = flag .. " " .. d.path .. " (from " .. d.source .. ")" }
+        rules[#rules + 1] = { action = "allow", ops = { "file-write*" }, filters = { home_cut(grant, d.path, home_excl) },
+                              comment = "writable, except HOME's dot-entries: only what a fragment names there" }
+      else
+        rules[#rules + 1] = { action = "allow", ops = ops, filters = { grant },
+                              comment = flag .. " " .. d.path .. " (from " .. d.source .. ")" }
+      end
       local text
-      text, err, code = write_rules {
-        ancestor_rule(d.path, flag .. " " .. d.path),
-        { action = "allow", ops = ops, filters = { { "subpath", { param = pname } } },
-          comment = flag .. " " .. d.path .. " (from " .. d.source .. ")" },
-      }
+      text, err, code = write_rules(rules)
       if not text then return nil, err, code end
       section("cordon: " .. flag .. " " .. d.path, d.source, text)
       grants[#grants + 1] = { kind = flag, path = d.path, source = d.source, param = pname,
                               access = kind == "add_dirs" and "write" or "read" }
     end
   end
+
+  -- The enclosing repository and workspace roots: read and run, never written (workspace.lua).
+  local found = {}
+  for _, g in ipairs(req.workspace and req.workspace.grants or {}) do
+    found[#found + 1] = { kind = g.kind, path = require("cordon.request").policy_path(req, g.path), why = g.why }
+  end
+  if #found > 0 then
+    local rules = {}
+    for _, g in ipairs(found) do
+      rules[#rules + 1] = ancestor_rule(g.path, g.kind .. " " .. g.path)
+      rules[#rules + 1] = { action = "allow", ops = { "file-read*", "process-exec" }, filters = { { "subpath", g.path } },
+                            comment = g.why .. ": read and run, not written" }
+    end
+    local text
+    text, err, code = write_rules(rules)
+    if not text then return nil, err, code end
+    section("cordon: enclosing repository and workspaces", "what a workdir inside a larger project reads", text)
+  end
+
+  -- The sandbox's own caches, named by the fragments' $$sandbox-cache$$ (caches.lua).
+  local caches
+  caches, err, code = require("cordon.caches").collect(tree, sel, req)
+  if not caches then return nil, err, code end
 
   local prof
   prof, err, code = M.assembly_profile(req.profile_name, req.network)
@@ -284,6 +407,8 @@ function M.assemble(opts)
   local ptext, pparams
   ptext, pparams, code = profile_section(prof, req.context, req.platform)
   if not ptext then return nil, pparams, code end
+  ptext, err, code = cut_home_in_section(ptext, pparams, home_excl)
+  if not ptext then return nil, err, code end
   for _, kv in ipairs(pparams or {}) do
     local ok, perr, pcode = add_param(kv[1], kv[2])
     if not ok then return nil, perr, pcode end
@@ -292,7 +417,8 @@ function M.assemble(opts)
 
   -- After every grant: inside a granted root, HOME's secrets and persistence paths keep the tree's decision.
   local grules, guarded, gcode = require("cordon.guard").build {
-    tree = tree, req = req, profile = prof, tree_text = tree_text, selected = sel.fragments, params = params }
+    tree = tree, req = req, profile = prof, tree_text = tree_text, selected = sel.fragments, params = params,
+    extra_roots = found }
   if not grules then return nil, guarded, gcode end
   if #grules > 0 then
     local text
@@ -305,12 +431,17 @@ function M.assemble(opts)
   local writable = {}
   if req.workdir and req.profile_name ~= "read-only" then writable[#writable + 1] = req.workdir end
   for _, d in ipairs(req.add_dirs) do writable[#writable + 1] = d.path end
-  local prules, protected, pcode = protect.rules(writable, req.home, M.WRITE_OPS)
+  local git, notes
+  git, notes, code = git_protections(req)
+  if not git then return nil, notes, code end
+  local prules, protected, pcode = protect.rules(writable, M.WRITE_OPS, git, req.platform)
   if not prules then return nil, protected, pcode end
   local text
-  text, err, code = write_rules(prules)
-  if not text then return nil, err, code end
-  section("cordon: protected paths", "metadata and persistence files stay read-only", text)
+  if #prules > 0 then
+    text, err, code = write_rules(prules)
+    if not text then return nil, err, code end
+    section("cordon: protected paths", "metadata and persistence files stay read-only", text)
+  end
 
   for _, a in ipairs(req.append_profile) do
     text, err, code = appended_text(a.host, req)
@@ -322,6 +453,13 @@ function M.assemble(opts)
   if not text then return nil, err, code end
   section("cordon: final denies", "the policy's own inputs stay read-only", text)
 
+  -- The one way into cordon's own state: the sandbox's caches, after the denies that close the rest.
+  if #caches.list > 0 then
+    text, err, code = write_rules(require("cordon.caches").rules(caches, M.WRITE_OPS))
+    if not text then return nil, err, code end
+    section("cordon: sandbox caches", "caches only sandboxed runs use", text)
+  end
+
   local full = table.concat(chunks)
   if #req.append_profile > 0 or req.profiles_dir then
     local ok, verr, vcode = validate(full, params, sources)
@@ -330,9 +468,10 @@ function M.assemble(opts)
 
   local defaults, default_from = env_defaults(tree, sel)
   local env
-  env, err, code = build_env(req, defaults)
+  env, err, code = build_env(req, defaults, caches.env)
   if not env then return nil, err, code end
   env.default_sources = default_from
+  env.set_sources = caches.env_from
 
   return setmetatable({
     text = full,
@@ -350,6 +489,10 @@ function M.assemble(opts)
     grants = grants,
     protected = protected,
     guarded = guarded,
+    caches = caches,
+    found = found,
+    workspace_notes = req.workspace and req.workspace.notes or {},
+    git_notes = notes,
     workdir = req.workdir,
     workdir_source = req.workdir_source,
     git_pointer = req.git_pointer,

@@ -2,7 +2,7 @@
 --
 --   require("cordon.config").load{ home = "/h", workdir = "/w", trust_workdir_config = false,
 --       user_config = nil, config_dir = nil, trust_list = nil, writable_roots = nil, environ = nil }
---   --> { files = { { path, kind = "user"|"workdir", found, trusted, trust_source, ignored_reason } },
+--   --> { files = { { path, kind = "user"|"workdir", found, trusted, trust_source, ignored_reason, hash } },
 --         values = { enable, add_dirs, add_dirs_ro, profile, env_pass, append_profile },
 --         dir = config dir, trust_list = { path, found, problem }, protect = { paths to keep read-only } }
 --   or nil, "config_error: FILE:LINE:COL: message", "config_error"
@@ -249,10 +249,23 @@ function M.load(req)
   for _, list in ipairs { req.writable_roots or {}, values.add_dirs } do
     for _, r in ipairs(list) do roots[#roots + 1] = sys.realpath(r) or r end
   end
+  -- The file's content pins trust: it is read (never through a symlink: nofollow) only when the decision
+  -- needs its hash or it is trusted, and parsed only once trusted. A file that fails the ownership rules
+  -- is not read at all; an untrusted one with no entry for its directory is not read either.
+  local wtext, rerr
+  local function content()
+    if wtext == nil and not wproblem and not rerr then
+      wtext, rerr = sys.readfile(wpath, M.MAX_BYTES, true)
+      if wtext then wfile.hash = trust.hash(wtext) end
+    end
+    return wtext and wfile.hash or nil
+  end
   local decision, derr = trust.decide {
     workdir = real, flag = req.trust_workdir_config and true or false, list_path = list_path, writable_roots = roots,
+    hash = content,
   }
   if not decision then return config_fail(derr) end
+  if rerr then return config_fail(string.format("config_error: %s:1:1: cannot read: %s", wpath, tostring(rerr))) end
   result.trust_list = decision.list
   if not decision.trusted then
     wfile.ignored_reason = decision.reason
@@ -262,11 +275,10 @@ function M.load(req)
     wfile.ignored_reason = "not applied although trusted: " .. wproblem
     return result
   end
-  -- Read only now: the text of an untrusted file is never parsed.
-  local text, err = read(wpath)
-  if not text then return config_fail(err) end
-  local v
-  v, err = M.parse(text, { file = wpath, kind = "workdir", home = home, base = real })
+  -- Parsed only now: the text of an untrusted file is never parsed.
+  content()
+  if rerr then return config_fail(string.format("config_error: %s:1:1: cannot read: %s", wpath, tostring(rerr))) end
+  local v, err = M.parse(wtext, { file = wpath, kind = "workdir", home = home, base = real })
   if not v then return config_fail(err) end
   wfile.trusted, wfile.trust_source = true, decision.source
   for k, val in pairs(v) do

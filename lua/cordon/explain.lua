@@ -2,7 +2,8 @@
 --
 -- The data answers: which workdir and where it came from, which config files were read and whether
 -- they were trusted, the permission profile, every fragment with the reason it is included, the grants
--- added, what stays protected, the environment mode and the final policy's size. For a linux target it
+-- added (with the enclosing repository and workspaces), the sandbox's own caches, what stays
+-- protected, the environment mode and the final policy's size. For a linux target it
 -- also carries the Linux backend's plan when that backend can describe one.
 local M = {}
 
@@ -67,8 +68,14 @@ function M.from_policy(policy)
     grants = policy.grants,
     protected = policy.protected,
     guarded = policy.guarded or {},
+    retired = sel.retired or {},
+    found = policy.found or {},
+    workspace_notes = policy.workspace_notes or {},
+    git_notes = policy.git_notes or {},
+    caches = {},
     appended = {},
-    env = { mode = env.mode, passed = env.passed, dropped = env.dropped, defaults = {} },
+    env = { mode = env.mode, passed = env.passed, dropped = env.dropped, defaults = {}, set = {},
+            withheld = env.withheld or {}, overridden = env.overridden or {} },
     params = params,
     sources = policy.sources,
     policy_bytes = #policy.text,
@@ -78,6 +85,19 @@ function M.from_policy(policy)
   for _, name in ipairs(env.defaulted or {}) do
     table.insert(data.env.defaults, { name = name, value = env.vars and env.vars[name],
                                       source = (env.default_sources or {})[name] or "profile" })
+  end
+  -- The sandbox's own caches: each directory, the variables pointing at it, the links made inside.
+  local caches = policy.caches or { list = {} }
+  data.caches_dir = caches.dir
+  for _, c in ipairs(caches.list) do
+    local vars, links = {}, {}
+    for _, v in ipairs(c.vars) do vars[#vars + 1] = { name = v.var, value = v.value, source = v.at } end
+    for _, l in ipairs(c.links) do links[#links + 1] = { entry = l.entry, target = l.target, source = l.at } end
+    data.caches[#data.caches + 1] = { name = c.name, path = c.path, vars = vars, links = links }
+  end
+  for _, name in ipairs(env.set or {}) do
+    table.insert(data.env.set, { name = name, value = env.vars and env.vars[name],
+                                 source = (env.set_sources or {})[name] or "profile" })
   end
   for _, a in ipairs(policy.request.append_profile) do data.appended[#data.appended + 1] = { path = a.path, source = a.source } end
   if policy.platform == "linux" then data.linux = linux_plan(policy) end
@@ -104,13 +124,19 @@ function M.render(d)
     p("  workdir: none (source: %s)", d.workdir_source)
   end
   if d.workdir and d.workdir == d.home and d.profile ~= "read-only" then
-    p("    note: the workdir is your home directory: it is writable except the protected paths and what the tree keeps (below)")
+    p("    note: the workdir is your home directory: it is writable except HOME's dot-entries (only what a fragment "
+      .. "names there), the protected paths and what the tree keeps (below)")
   end
   local gp = d.git_pointer
   if gp then
     if gp.gitdir then
       p("  .git pointer: %s names %s; NOT granted (a file in the workdir cannot widen the policy)", gp.file, gp.gitdir)
-      p("    to let git work there, grant it yourself: --add-dirs '%s' (or add-dirs in ~/.config/cordon/config.yaml)", gp.suggest)
+      if gp.suggest then
+        p("    to let git work there, grant the repository it belongs to yourself: --add-dirs '%s' (or add-dirs in "
+          .. "~/.config/cordon/config.yaml); its .git hooks and config stay read-only", gp.suggest)
+      else
+        p("    no grant is suggested: %s", gp.no_suggest or "it is inside a git directory")
+      end
     else
       p("  .git pointer: %s is a file without a gitdir line; ignored", gp.file)
     end
@@ -139,17 +165,32 @@ function M.render(d)
   p("  optional integrations injected by $$require$$: %s", list_or_none(d.injected))
   p("  optional integrations not included: %s", list_or_none(d.not_included))
   for _, s in ipairs(d.skipped) do p("  skipped: %s (%s)", s.name, s.why) end
+  for _, r in ipairs(d.retired) do p("  retired integration %s (from %s): %s; nothing to enable", r.name, r.source, r.why) end
   p("  grants added:")
   if d.workdir then
     p("    workdir %s: per permission profile %s", d.workdir, d.profile)
   end
-  for _, g in ipairs(d.grants) do p("    %s %s (%s, from %s)", g.kind, g.path, g.access, g.source) end
-  if #d.grants == 0 and not d.workdir then p("    (none)") end
+  for _, g in ipairs(d.grants) do
+    p("    %s %s (%s, from %s)", g.kind, g.path, g.access == "write" and "read, write and run" or "read and run", g.source)
+  end
+  for _, g in ipairs(d.found) do p("    %s %s (read and run: %s)", g.kind, g.path, g.why) end
+  for _, n in ipairs(d.workspace_notes) do p("    note: %s", n) end
+  if #d.grants == 0 and #d.found == 0 and not d.workdir then p("    (none)") end
+  if #d.caches > 0 then
+    p("  sandbox caches (%d, in %s; only sandboxed runs use them, the host's stay read-only):", #d.caches, d.caches_dir)
+    for _, c in ipairs(d.caches) do
+      local vars = {}
+      for _, v in ipairs(c.vars) do vars[#vars + 1] = v.name end
+      local links = {}
+      for _, l in ipairs(c.links) do links[#links + 1] = l.entry .. " -> " .. l.target end
+      p("    %s: %s%s", c.name, table.concat(vars, " "), #links > 0 and ("; links " .. table.concat(links, ", ")) or "")
+    end
+  end
   for _, a in ipairs(d.appended) do p("  appended profile: %s (from %s)", a.path, a.source) end
   p("  protected (writes denied, %d paths; see docs/assembly.md for why):", #d.protected)
   local groups, order = {}, {}
   for _, x in ipairs(d.protected) do
-    local key = (x.where == "home" and "under HOME " or "in writable root ") .. x.base
+    local key = x.where == "git" and "named by git config or a hook runner" or ("in writable root " .. x.base)
     if not groups[key] then
       groups[key] = {}
       order[#order + 1] = key
@@ -157,6 +198,7 @@ function M.render(d)
     table.insert(groups[key], x.name)
   end
   for _, key in ipairs(order) do p("    %s: %s", key, table.concat(groups[key], " ")) end
+  for _, n in ipairs(d.git_notes) do p("    note: %s", n) end
   if #d.guarded > 0 then
     -- A root that holds part of HOME: the tree's decision is asserted again after it (guard.lua).
     p("  kept as the tree decides inside granted roots (%d denies after every grant; docs/assembly.md):", #d.guarded)
@@ -190,6 +232,9 @@ function M.render(d)
       env.dropped and #env.dropped or 0)
   end
   for _, def in ipairs(env.defaults) do p("    default %s=%s from %s", def.name, def.value or "", def.source) end
+  for _, s in ipairs(env.set) do p("    set %s=%s from %s", s.name, s.value or "", s.source) end
+  if #env.overridden > 0 then p("    your values replaced (they name the host's caches): %s", table.concat(env.overridden, " ")) end
+  for _, w in ipairs(env.withheld) do p("    withheld %s: %s", w.name, w.why) end
   p("  parameters:")
   for _, kv in ipairs(d.params) do p("    -D%s=%s", kv.name, kv.value) end
   p("  policy: %d bytes, %d lines, %d sections", d.policy_bytes, d.policy_lines, #d.sources)

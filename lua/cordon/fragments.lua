@@ -18,8 +18,11 @@ M.stages = {
 -- Metadata keys and whether a fragment may carry several of them.
 local KEYS = {
   require = "list", command = "list", ["exec-env-default"] = "list", platform = "one",
-  ["app-bundle"] = "list", description = "one",
+  ["app-bundle"] = "list", description = "one", ["sandbox-cache"] = "list", ["sandbox-cache-link"] = "list",
 }
+
+-- A sandbox cache's name is one path segment under cordon's caches directory.
+local CACHE_NAME = "^[%w][%w._-]*$"
 
 local PLATFORMS = { darwin = true, linux = true }
 
@@ -52,7 +55,8 @@ end
 -- Reads the `$$key=value$$` items of `frag.text` into frag.meta. Only `$$` that sit in a comment and
 -- are followed by `key=` are metadata; a lone `$$` in prose stays documentation.
 local function parse_meta(frag)
-  local text, meta = frag.text, { require = {}, command = {}, exec_env_default = {}, app_bundle = {} }
+  local text, meta = frag.text, { require = {}, command = {}, exec_env_default = {}, app_bundle = {},
+                                  sandbox_cache = {}, sandbox_cache_link = {} }
   frag.meta = meta
   local track = line_tracker(text)
   local init = 1
@@ -91,6 +95,28 @@ local function parse_meta(frag)
       local k, v = value:match("^([%a_][%w_]*)=(.*)$")
       if not k then return fail(where, "$$exec-env-default$$ wants NAME=VALUE, got '" .. value .. "'") end
       meta.exec_env_default[#meta.exec_env_default + 1] = { k, v, line = line }
+    elseif key == "sandbox-cache" then
+      -- NAME:VAR (VAR is the cache's directory) or NAME:VAR=TEXT, where "{}" in TEXT stands for it.
+      local name, var, rest = value:match("^([^:]+):([%a_][%w_]*)(.*)$")
+      local template = rest and rest:match("^=(.*)$")
+      if not name or not name:match(CACHE_NAME) or (rest ~= "" and not template) then
+        return fail(where, "$$sandbox-cache$$ wants NAME:VAR or NAME:VAR=TEXT (NAME a directory name), got '"
+          .. value .. "'")
+      end
+      if template and not template:find("{}", 1, true) then
+        return fail(where, "$$sandbox-cache$$ " .. var .. "=" .. template .. " does not name the cache ({})")
+      end
+      meta.sandbox_cache[#meta.sandbox_cache + 1] = { name = name, var = var, template = template or "{}", line = line }
+    elseif key == "sandbox-cache-link" then
+      -- NAME:ENTRY=~/PATH: the cache holds ENTRY, a symbolic link to the user's ~/PATH (read-only there).
+      local name, entry, target = value:match("^([^:]+):([^=/]+)=(~/.+)$")
+      if not name or not name:match(CACHE_NAME) or entry == "." or entry == ".." or target:find("/%.%./")
+        or target:find("/%.%.$") then
+        return fail(where, "$$sandbox-cache-link$$ wants NAME:ENTRY=~/PATH (ENTRY one name in the cache), got '"
+          .. value .. "'")
+      end
+      meta.sandbox_cache_link[#meta.sandbox_cache_link + 1] = { name = name, entry = entry, target = target:sub(3),
+                                                                line = line }
     elseif key == "app-bundle" then
       for _, b in ipairs(split_commas(value)) do meta.app_bundle[#meta.app_bundle + 1] = b end
     elseif key == "platform" then
@@ -272,6 +298,19 @@ function M.from_texts(texts, prefix, root)
       tree.features[frag.feature] = frag
     end
   end
+  -- A link names a cache some fragment declares (the same platform's, or an untagged one).
+  local declared = {}
+  for _, frag in ipairs(tree.list) do
+    for _, c in ipairs(frag.meta.sandbox_cache) do declared[c.name] = true end
+  end
+  for _, frag in ipairs(tree.list) do
+    for _, l in ipairs(frag.meta.sandbox_cache_link) do
+      if not declared[l.name] then
+        return fail(frag.path .. ":" .. l.line, "$$sandbox-cache-link$$ names the cache " .. l.name
+          .. ", which no $$sandbox-cache$$ in the tree declares")
+      end
+    end
+  end
   local ok, err, code = check_cycles(tree)
   if not ok then return nil, err, code end
   return tree
@@ -298,7 +337,8 @@ function M.describe(tree)
   local seen = {}
   for _, f in ipairs(tree.list) do
     local entry = { name = f.name, stage = f.stage, description = f.meta.description, platform = f.meta.platform,
-                    requires = {}, commands = {}, app_bundles = f.meta.app_bundle }
+                    requires = {}, commands = {}, app_bundles = f.meta.app_bundle, sandbox_caches = {} }
+    for _, c in ipairs(f.meta.sandbox_cache) do entry.sandbox_caches[#entry.sandbox_caches + 1] = c.name .. ":" .. c.var end
     for _, r in ipairs(f.meta.require) do entry.requires[#entry.requires + 1] = r.target end
     for _, c in ipairs(f.meta.command) do entry.commands[#entry.commands + 1] = c.name end
     if f.kind == "always" then

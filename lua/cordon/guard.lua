@@ -11,22 +11,22 @@
 -- So after those grants, for every guarded path P lying strictly inside such a root, the tree's own
 -- decision is asserted again: a filtered (deny file-read* …) and/or (deny file-write* …) on P, unless
 -- the tree itself grants that access on P (an enabled integration: --enable=ssh opens ~/.ssh reads,
--- --enable=shell-init the rc files), and with holes for what the tree grants below P (ssh's writable
+-- --enable=cloud-credentials ~/.aws reads), and with holes for what the tree grants below P (ssh's writable
 -- known_hosts). The denies name the wildcard operations, as the grants they beat do; any
 -- specific-operation rule of the tree is consulted before both, so it keeps deciding.
 --
 -- The guarded paths come from where they already live, not from a copy:
 --   * the tree's deny rules on files (secrets-default-deny, the agents' read-only settings and hooks);
---   * the tree's read or run grants that do not include writing (bin directories, toolchains,
---     configuration the tree keeps read-only): guarded against writes;
---   * protect.in_home (shell start-up files, git and ssh configuration, login autostarts);
+--   * the tree's read or run grants that do not include writing (bin directories, toolchains, shell
+--     start-up files, login autostarts, configuration the tree keeps read-only): guarded against writes;
 --   * the permission profile's deny entries (the secrets of the standard profiles).
+-- A root that holds HOME itself does not grant HOME's dot-entries at all (protect.home_exclusion), so
+-- there the guards matter for what a fragment granted by name and for reading secrets.
 -- Every fragment of the tree for the target platform counts, selected or not: a workdir of HOME must
 -- not let one agent plant a hook in another agent's settings. Only paths strictly below HOME are
 -- guarded, and only inside a root that strictly contains them: a root that *is* a guarded path
 -- (`--add-dirs ~/.ssh`) is the user naming it on purpose and gets no guard; a root inside one
 -- (`--add-dirs ~/.cargo/bin/mine`) becomes a hole in it.
-local protect = require "cordon.protect"
 local sys = require "cordon.c.sys"
 
 local M = {}
@@ -47,13 +47,14 @@ end
 local function strictly_within(root, p) return p ~= root and within(root, p) end
 
 -- The roots assembly grants after the tree, as the target sees them.
-local function granted_roots(req, prof)
+local function granted_roots(req, prof, extra)
   local roots = {}
   local function add(path, write, what)
     if req.platform == "darwin" then path = require("cordon.request").darwin_path(path) end  -- as Seatbelt sees it
     roots[#roots + 1] = { path = path, write = write, what = what, below = path == "/" and "/" or path .. "/" }
   end
   for _, d in ipairs(req.add_dirs_ro) do add(d.path, false, "--add-dirs-ro " .. d.path) end
+  for _, g in ipairs(extra or {}) do add(g.path, false, g.kind .. " " .. g.path) end
   for _, d in ipairs(req.add_dirs) do add(d.path, true, "--add-dirs " .. d.path) end
   for _, e in ipairs(prof:resolve(req.context) or {}) do
     if e.access ~= "deny" and e.match == "subtree" then
@@ -219,9 +220,6 @@ local function collect(rules, req, secrets)
       for _, f in ipairs(r.filters) do add(f[1], f[2], false, true, why, f[1] == "literal") end
     end
   end
-  for _, e in ipairs(protect.in_home) do
-    if e[1] ~= "regex" then add(e[1], protect.join(home, e[2]), true, true, e[3]) end
-  end
   for _, e in ipairs(secrets) do
     add(e.match == "subtree" and "subpath" or "literal", e.path, true, true,
       "a secret of the standard profile " .. req.profile_name)
@@ -290,14 +288,15 @@ local function any_of(filters)
   return { "require-any", table.unpack(filters) }
 end
 
--- Builds the guard rules. `o` = { tree, req, profile, tree_text, selected, params }: the loaded tree, the
--- resolved request, assembly's permission profile, the selected fragments' text as assembled (the tree's
--- decision is asked of it), select's fragment list and the -D parameters so far. Returns the rules (IR
+-- Builds the guard rules. `o` = { tree, req, profile, tree_text, selected, params, extra_roots }: the
+-- loaded tree, the resolved request, assembly's permission profile, the selected fragments' text as
+-- assembled (the tree's decision is asked of it), select's fragment list, the -D parameters so far, and
+-- the read-only roots found for the workdir (workspace.lua: { path, kind }). Returns the rules (IR
 -- tables, maybe none) and the list explain shows
 -- ({ kind, path, access = "read"|"write", why, root, root_what, except = { path… } }), or nil, message, code.
 function M.build(o)
   local req = o.req
-  local roots = granted_roots(req, o.profile)
+  local roots = granted_roots(req, o.profile, o.extra_roots)
   local frags = candidates(o.tree, req, roots)
   if not frags then return {}, {} end
   local all, where, perr = parse_fragments(frags, "tree", o.params)

@@ -1,17 +1,27 @@
--- lua/cordon/protect.lua — paths that stay read-only even inside writable roots, and why.
+-- lua/cordon/protect.lua — what stays read-only even where the sandbox may write, and why.
 --
 -- Each entry is a place where a write made inside the sandbox would run code *outside* it later (a
--- git hook, a shell rc file, an editor task), or would widen the next policy (cordon's own config).
--- docs/assembly.md lists them with the same reasons. The rules are filtered denies naming every write
--- operation, so they beat the earlier filtered allows of the workdir grant (FIELD-NOTES, "Precedence").
+-- git hook, an editor task, a hook runner's config), or would widen the next policy (cordon's own
+-- config). docs/assembly.md lists them with the same reasons. The rules are filtered denies naming every
+-- write operation, so they beat the earlier filtered allows of the workdir grant (FIELD-NOTES,
+-- "Precedence").
+--
+-- HOME is kept by a rule, not a list (home_exclusion): a writable root that holds HOME does not grant
+-- HOME's dot-entries, so only what a fragment grants there by name is writable.
+-- The git data the gate needs (git_safe_keys) and the hook runners' config files live here as well.
 local M = {}
 
--- Relative to every writable root (the workdir, each --add-dirs).
+-- Relative to every writable root (the workdir, each --add-dirs). A third field is a regex tail after
+-- the path (the submodule repositories); the last is why. `platform` limits an entry to one target.
 M.in_roots = {
   { "subpath", ".git/hooks", "git runs hooks on commit, checkout and merge, outside any sandbox" },
   { "literal", ".git/config", "core.hooksPath, core.fsmonitor, aliases and filter drivers run commands" },
   { "literal", ".git/config.worktree", "per-worktree git config: same powers as .git/config" },
-  { "regex", "/\\.git/modules/.+/(hooks(/|$)|config$)", "hooks and config of submodule repositories" },
+  -- On Linux the gate refuses a repository assembled out of parts (docs/linux-sandbox.md), which is what a
+  -- planted commondir needs; Seatbelt has no such rule, so there the file itself is kept.
+  { "literal", ".git/commondir", "would move where git reads hooks and config from", platform = "darwin" },
+  { "regex", ".git/modules", "/.+/(hooks(/|$)|config$|config\\.worktree$)", "hooks and config of submodule repositories" },
+  { "regex", ".git/worktrees", "/[^/]+/config\\.worktree$", "per-worktree config of linked worktrees" },
   { "literal", ".envrc", "direnv evaluates it in the user's shell on cd" },
   { "literal", ".cordon.yaml", "cordon's workdir config: once trusted, an edit would widen the next policy" },
   { "subpath", ".cordon", "cordon's per-workdir state" },
@@ -22,52 +32,233 @@ M.in_roots = {
   { "literal", ".idea/workspace.xml", "JetBrains workspace file holds run configurations too" },
 }
 
--- Relative to HOME, whether or not HOME is writable: shells, ssh, git and the OS run these files later.
+-- Only for a Linux compile from a bare profile (cordon.c.linux.compile(nil, …), src/lua/llinux.c), which
+-- has no fragment tree and so neither the HOME rule nor the tree's read-only grants: the start-up and
+-- login files kept read-only when a writable root holds HOME. Assembled policies never use this list.
 M.in_home = {
-  { "literal", ".bashrc", "shell startup file" }, { "literal", ".bash_profile", "shell startup file" },
-  { "literal", ".bash_login", "shell startup file" }, { "literal", ".bash_logout", "shell exit file" },
-  { "literal", ".profile", "shell startup file" }, { "literal", ".zshrc", "shell startup file" },
-  { "literal", ".zshenv", "shell startup file (every zsh, even scripts)" },
-  { "literal", ".zprofile", "shell startup file" }, { "literal", ".zlogin", "shell startup file" },
-  { "literal", ".zlogout", "shell exit file" }, { "literal", ".kshrc", "shell startup file" },
-  { "literal", ".cshrc", "shell startup file" }, { "literal", ".tcshrc", "shell startup file" },
-  { "literal", ".inputrc", "readline macros can type commands" },
-  { "literal", ".envrc", "direnv evaluates it in the user's shell on cd into HOME" },
-  { "subpath", ".config/fish", "fish startup files and functions" },
-  { "literal", ".gitconfig", "global git config: hooksPath, aliases, fsmonitor run commands" },
-  { "literal", ".config/git/config", "global git config (XDG location)" },
-  { "literal", ".ssh/authorized_keys", "would grant remote logins" },
-  { "literal", ".ssh/rc", "ssh runs it on every login" },
-  { "literal", ".ssh/config", "ProxyCommand and LocalCommand run commands" },
-  { "subpath", "Library/LaunchAgents", "macOS starts these agents at login" },
-  { "subpath", ".config/autostart", "desktop sessions start these at login" },
-  { "subpath", ".config/systemd/user", "systemd user units start services" },
+  { "literal", ".bashrc" }, { "literal", ".bash_profile" }, { "literal", ".bash_login" },
+  { "literal", ".bash_logout" }, { "literal", ".profile" }, { "literal", ".zshrc" }, { "literal", ".zshenv" },
+  { "literal", ".zprofile" }, { "literal", ".zlogin" }, { "literal", ".zlogout" }, { "literal", ".kshrc" },
+  { "literal", ".cshrc" }, { "literal", ".tcshrc" }, { "literal", ".inputrc" }, { "literal", ".envrc" },
+  { "subpath", ".config/fish" }, { "literal", ".gitconfig" }, { "literal", ".config/git/config" },
+  { "literal", ".ssh/authorized_keys" }, { "literal", ".ssh/rc" }, { "literal", ".ssh/config" },
+  { "subpath", "Library/LaunchAgents" }, { "subpath", ".config/autostart" }, { "subpath", ".config/systemd/user" },
 }
+
+-- Hook runners whose installed git hook reads its configuration from the work tree at every run: when a
+-- repository's active hook is theirs (recognised by its text), these files at the work tree's top are
+-- protected like the hook itself. Husky 4 and yorkie read package.json, which installs rewrite: that one
+-- cannot be protected without breaking npm, and is reported instead (docs/assembly.md).
+M.hook_runners = {
+  { name = "pre-commit", markers = { "File generated by pre-commit", "pre_commit" },
+    configs = { { "literal", ".pre-commit-config.yaml", "pre-commit runs the hooks this file lists on every commit" },
+                { "literal", ".pre-commit-config.yml", "pre-commit's config (alternative extension)" } } },
+  { name = "lefthook", markers = { "lefthook" },
+    configs = { { "literal", "lefthook.yml", "lefthook runs the commands this file lists" },
+                { "literal", ".lefthook.yml", "lefthook's config (hidden name)" },
+                { "literal", "lefthook.yaml", "lefthook's config (yaml extension)" },
+                { "literal", ".lefthook.yaml", "lefthook's config (hidden, yaml extension)" },
+                { "literal", "lefthook-local.yml", "lefthook's local overrides" },
+                { "literal", ".lefthook-local.yml", "lefthook's local overrides (hidden name)" },
+                { "literal", "lefthook.toml", "lefthook's config (toml)" },
+                { "literal", "lefthook.json", "lefthook's config (json)" },
+                { "subpath", ".lefthook", "lefthook's script directory (source_dir)" },
+                { "subpath", ".lefthook-local", "lefthook's local script directory" } } },
+  { name = "husky 4", markers = { "husky.sh", "husky-run", "# husky" },
+    configs = { { "literal", ".huskyrc", "husky 4 runs the commands this file lists" },
+                { "literal", ".huskyrc.json", "husky 4's config (json)" },
+                { "literal", ".huskyrc.js", "husky 4's config (JavaScript, run by the hook)" },
+                { "literal", "husky.config.js", "husky 4's config (JavaScript, run by the hook)" },
+                { "literal", ".huskyrc.yaml", "husky 4's config (yaml)" },
+                { "literal", ".huskyrc.yml", "husky 4's config (yaml)" } },
+    unprotectable = "package.json (its \"husky\" key): npm and yarn rewrite it" },
+  { name = "yorkie", markers = { "yorkie" }, configs = {},
+    unprotectable = "package.json (its \"gitHooks\" key): npm and yarn rewrite it" },
+  { name = "overcommit", markers = { "overcommit" },
+    configs = { { "literal", ".overcommit.yml", "overcommit runs the hooks this file enables" },
+                { "subpath", ".git-hooks", "overcommit's repository-specific hook scripts" } } },
+}
+
+-- Husky 5 and later install a hooksPath (.husky/_) whose stubs run the user's scripts one level up.
+M.husky_hooks_dir = { "subpath", ".husky", "husky runs the scripts in .husky from its hooksPath stubs" }
+
+-- The git config keys a config written inside the sandbox may add or change (the gate compares the
+-- new text with the current one; docs/linux-sandbox.md, "Git's layout rules"). "section.key", or
+-- "section.*.key" where '*' is one subsection; sections and keys compare case-insensitively. Each is
+-- here because a git command the user runs inside writes it, and none runs a command or redirects git.
+M.git_safe_keys = {
+  { "core.repositoryformatversion", "git init: the repository format" },
+  { "core.filemode", "git init: whether the file system keeps the executable bit" },
+  { "core.bare", "git init and clone: whether the repository has a work tree" },
+  { "core.logallrefupdates", "git init: keep reflogs" },
+  { "core.ignorecase", "git init: the file system ignores case" },
+  { "core.precomposeunicode", "git init on macOS: Unicode file name normalization" },
+  { "core.symlinks", "git init: the file system supports symbolic links" },
+  { "core.autocrlf", "line ending conversion" },
+  { "core.eol", "line ending conversion" },
+  { "core.sparsecheckout", "git sparse-checkout" },
+  { "core.sparsecheckoutcone", "git sparse-checkout in cone mode" },
+  { "core.worktree", "submodule update --init writes it into .git/modules/NAME/config (where the work tree is, not what runs; the gate should also require a relative value that stays in the writable root)" },
+  { "extensions.objectformat", "git init --object-format" },
+  { "extensions.refstorage", "git init --ref-format" },
+  { "extensions.worktreeconfig", "git worktree: per-worktree config files" },
+  { "extensions.partialclone", "git clone --filter: the promisor remote" },
+  { "remote.*.url", "git clone and git remote add: where the remote is" },
+  { "remote.*.pushurl", "git remote set-url --push" },
+  { "remote.*.fetch", "git clone and git remote add: the fetch refspec" },
+  { "remote.*.push", "push refspec" },
+  { "remote.*.tagopt", "git clone --no-tags, git remote add --no-tags" },
+  { "remote.*.mirror", "git remote add --mirror" },
+  { "remote.*.prune", "prune on fetch" },
+  { "remote.*.promisor", "git clone --filter" },
+  { "remote.*.partialclonefilter", "git clone --filter" },
+  { "branch.*.remote", "branch --set-upstream-to, clone, checkout -b --track" },
+  { "branch.*.merge", "branch --set-upstream-to, clone, checkout -b --track" },
+  { "branch.*.rebase", "branch.autoSetupRebase on branch creation" },
+  { "branch.*.pushremote", "where a branch pushes" },
+  { "branch.*.description", "git branch --edit-description" },
+  { "submodule.*.url", "git submodule init and clone --recurse-submodules" },
+  { "submodule.*.active", "git submodule init" },
+  { "submodule.*.branch", "git submodule add -b" },
+  { "submodule.*.fetchrecursesubmodules", "submodule fetch setting" },
+  { "submodule.*.ignore", "submodule status setting" },
+  { "user.name", "git config user.name: the identity of commits" },
+  { "user.email", "git config user.email" },
+  { "pull.rebase", "pull strategy" },
+  { "pull.ff", "pull strategy" },
+  { "push.default", "push strategy" },
+  { "push.autosetupremote", "push strategy" },
+  { "rebase.autostash", "rebase setting" },
+  { "rebase.autosquash", "rebase setting" },
+  { "rerere.enabled", "reuse recorded conflict resolutions" },
+  { "maintenance.auto", "git maintenance register" },
+  { "maintenance.strategy", "git maintenance register" },
+  { "lfs.repositoryformatversion", "git-lfs records its format on first use" },
+}
+
+-- Keys that must never be on that list, each with why: they run a command, or point git at code or at
+-- another repository's hooks and config. Tests hold that no safe pattern matches one of them.
+M.git_unsafe_keys = {
+  { "core.hookspath", "moves the hooks to any directory" },
+  { "core.fsmonitor", "a command git runs on every status" },
+  { "core.pager", "a command" }, { "core.editor", "a command" }, { "core.sshcommand", "a command" },
+  { "core.askpass", "a command" }, { "core.gitproxy", "a command" }, { "core.attributesfile", "can name filter drivers' files" },
+  { "pager.log", "a command (pager.*)" }, { "sequence.editor", "a command" },
+  { "alias.x", "a '!' alias runs a command (alias.*)" },
+  { "include.path", "includes another config file (include.*)" },
+  { "includeif.gitdir:/x.path", "includes another config file (includeIf.*)" },
+  { "filter.lfs.clean", "filter drivers run commands (filter.*)" },
+  { "filter.x.process", "a long-running filter command" },
+  { "diff.x.command", "an external diff command" }, { "diff.x.textconv", "a conversion command" },
+  { "diff.external", "an external diff command" },
+  { "merge.x.driver", "a merge driver command" }, { "mergetool.x.cmd", "a command" },
+  { "difftool.x.cmd", "a command" },
+  { "credential.helper", "a command that receives credentials" },
+  { "credential.https://h.helper", "a command (credential.*)" },
+  { "gpg.program", "a command" }, { "gpg.ssh.program", "a command" }, { "gpg.x509.program", "a command" },
+  { "url.https://evil.insteadof", "redirects every fetch and push (url.*.insteadOf)" },
+  { "url.x.pushinsteadof", "redirects pushes" },
+  { "protocol.ext.allow", "enables ext:: transports, which run commands (protocol.*)" },
+  { "protocol.allow", "enables transports" },
+  { "remote.origin.uploadpack", "a command run for fetch" },
+  { "remote.origin.receivepack", "a command run for push" },
+  { "remote.origin.vcs", "runs the remote helper git-remote-VCS" },
+  { "uploadpack.packobjectshook", "a command" },
+  { "submodule.x.update", "'!command' runs a command on git submodule update" },
+  { "init.templatedir", "seeds hooks into every new repository" },
+  { "commit.template", "a file git reads; harmless alone but not needed" },
+  { "trailer.x.command", "a command" }, { "sendemail.sendmailcmd", "a command" },
+  { "web.browser", "a command" }, { "browser.x.cmd", "a command" },
+  { "transfer.fsckobjects", "turning it off accepts corrupt objects" },
+}
+
+-- The patterns the run hands to the Linux compiler (cordon_lx_plan_add_git_safe_key), in order.
+function M.git_safe_key_patterns()
+  local out = {}
+  for i, k in ipairs(M.git_safe_keys) do out[i] = k[1] end
+  return out
+end
+
+-- True when the config key "section.subsection.key" (as git names it) matches a safe pattern: sections
+-- and keys compare case-insensitively, a subsection exactly, '*' standing for one subsection.
+function M.git_key_is_safe(key)
+  local section, rest = key:match("^([^.]+)%.(.+)$")
+  if not section then return false end
+  local sub, name = rest:match("^(.*)%.([^.]+)$")
+  for _, k in ipairs(M.git_safe_keys) do
+    local ps, pmid, pname = k[1]:match("^([^.]+)%.(.-)%.?([^.]+)$")
+    local p2s, p2name = k[1]:match("^([^.]+)%.([^.]+)$")
+    if p2s then
+      if section:lower() == p2s and not sub and rest:lower() == p2name then return true end
+    elseif ps and pmid == "*" and sub and section:lower() == ps and name:lower() == pname then
+      return true
+    end
+  end
+  return false
+end
 
 -- The writer's escaper, so a root with regex metacharacters ("/w/a+b (1)") matches only itself.
 local function regex_escape(s) return require("cordon.c.writer").regex_escape(s) end
 
 -- "/w" + ".envrc" -> "/w/.envrc"; "/" + ".envrc" -> "/.envrc" (kernel paths never hold "//").
 local function join(base, rel)
+  if rel == "" then return base end
   if base == "/" then return "/" .. rel end
   return base .. "/" .. rel
 end
 M.join = join
 
-local function filter_for(base, e)
-  if e[1] == "regex" then
-    local escaped, err, code = regex_escape(base == "/" and "" or base)
-    if not escaped then return nil, err, code end
-    return { "regex", "^" .. escaped .. e[2] }
-  end
-  return { e[1], join(base, e[2]) }
+local function segments(p)
+  local out = {}
+  for s in p:gmatch("[^/]+") do out[#out + 1] = s end
+  return out
 end
 
--- How explain names an entry relative to its base: ".git/hooks/" for a subpath, the pattern for a regex.
-local function short_name(e)
-  if e[1] == "subpath" then return e[2] .. "/" end
-  if e[1] == "regex" then return ".git/modules/*/{hooks,config}" end
-  return e[2]
+-- Whether `dir` is a git directory by its contents (a bare repository, or what a gitdir line or
+-- commondir points at): it holds HEAD, objects and refs.
+local function holds_repository(dir)
+  local sys = require "cordon.c.sys"
+  local head = sys.stat(join(dir, "HEAD"))
+  if not head or head.type ~= "file" then return false end
+  local objects, refs = sys.stat(join(dir, "objects")), sys.stat(join(dir, "refs"))
+  return objects ~= nil and objects.type == "directory" and refs ~= nil and refs.type == "directory"
+end
+
+-- Where an in-root entry lands for `root`, whatever the root's own name: ".git/hooks" is
+-- ROOT/.git/hooks, but ROOT/hooks when ROOT is itself named .git or is a bare repository, so a grant of
+-- a git directory keeps its hooks and config. Every split of the entry whose head the root's path
+-- ends with counts. Returns { rel… } (relative to root).
+local function placements(root, rel, root_is_repo)
+  local rsegs, esegs = segments(root), segments(rel)
+  local out = { rel }
+  for k = 1, #esegs - 1 do
+    local match = true
+    for i = 1, k do
+      if rsegs[#rsegs - k + i] ~= esegs[i] then match = false break end
+    end
+    if k == 1 and esegs[1] == ".git" and root_is_repo then match = true end
+    if match then out[#out + 1] = table.concat(esegs, "/", k + 1) end
+  end
+  return out
+end
+
+local function filter_for(base, kind, rel, tail)
+  if kind == "regex" then
+    local escaped, err, code = regex_escape(join(base, rel))
+    if not escaped then return nil, err, code end
+    return { "regex", "^" .. escaped .. tail }
+  end
+  return { kind, join(base, rel) }
+end
+
+-- How explain names an entry relative to its base: ".git/hooks/" for a subpath, a pattern for a regex.
+local function short_name(kind, rel, tail)
+  if kind == "subpath" then return rel .. "/" end
+  if kind == "regex" then
+    if tail:find("worktrees", 1, true) or rel:find("worktrees", 1, true) then return rel .. "/*/config.worktree" end
+    return rel .. "/*/{hooks,config}"
+  end
+  return rel
 end
 
 local function deny(ops, filters, comment)
@@ -78,35 +269,57 @@ local function deny(ops, filters, comment)
   return { action = "deny", ops = ops, filters = f, comment = comment }
 end
 
--- Rules for the writable roots and HOME, and the list { { kind, path, why, base, name } } for explain;
--- or nil, message, code when a root cannot be written into a regex.
-function M.rules(roots, home, ops)
+-- Rules for the writable roots, and the list { { kind, path, why, base, where, name } } for explain;
+-- or nil, message, code when a root cannot be written into a regex. `extra` = { { kind, path, why } }
+-- adds protected paths found at launch (hooksPath and include targets, hook runners' configs; gitrepo.lua).
+function M.rules(roots, ops, extra, platform)
   local rules, listed, seen = {}, {}, {}
-  local function group(base, entries, label, where)
+  for _, r in ipairs(roots) do
     local filters = {}
-    for _, e in ipairs(entries) do
-      local f, err, code = filter_for(base, e)
-      if not f then return nil, err, code end
-      local key = f[1] .. "\0" .. f[2]
-      if not seen[key] then
-        seen[key] = true
-        filters[#filters + 1] = f
-        listed[#listed + 1] = { kind = f[1], path = f[2], why = e[3], base = base, where = where,
-                                name = short_name(e) }
+    local repo = r ~= "/" and not r:match("/%.git$") and holds_repository(r)
+    for _, e in ipairs(M.in_roots) do
+      local kind, rel, tail, why = e[1], e[2], e[3], e[4]
+      if kind ~= "regex" then tail, why = nil, e[3] end
+      for _, place in ipairs((e.platform == nil or e.platform == platform) and placements(r, rel, repo) or {}) do
+        local f, err, code = filter_for(r, kind, place, tail)
+        if not f then return nil, err, code end
+        local key = f[1] .. "\0" .. f[2]
+        if not seen[key] then
+          seen[key] = true
+          filters[#filters + 1] = f
+          listed[#listed + 1] = { kind = f[1], path = f[2], why = why, base = r, where = "root",
+                                  name = short_name(kind, place, tail) }
+        end
       end
     end
-    if #filters > 0 then rules[#rules + 1] = deny(ops, filters, label) end
-    return true
+    if #filters > 0 then
+      rules[#rules + 1] = deny(ops, filters, "metadata and persistence files inside writable root " .. r .. " stay read-only")
+    end
   end
-  for _, r in ipairs(roots) do
-    local ok, err, code = group(r, M.in_roots, "metadata and persistence files inside writable root " .. r
-      .. " stay read-only", "root")
-    if not ok then return nil, err, code end
+  local filters = {}
+  for _, x in ipairs(extra or {}) do
+    local key = x.kind .. "\0" .. x.path
+    if not seen[key] then
+      seen[key] = true
+      filters[#filters + 1] = { x.kind, x.path }
+      listed[#listed + 1] = { kind = x.kind, path = x.path, why = x.why, base = x.base or x.path, where = "git",
+                              name = x.path .. (x.kind == "subpath" and "/" or "") }
+    end
   end
-  local ok, err, code = group(home, M.in_home,
-    "shell, ssh, git and login files under HOME stay read-only: they run outside the sandbox", "home")
-  if not ok then return nil, err, code end
+  if #filters > 0 then
+    rules[#rules + 1] = deny(ops, filters, "hooks, included config and hook runners' files the repositories name stay read-only")
+  end
   return rules, listed
+end
+
+-- HOME's dot-entries (and ~/Library on macOS): a writable root that holds HOME grants none of them, so
+-- only what a fragment names there is writable (~/.cache/go-build is not; the sandbox's own caches are).
+-- Returns the regex filter; a grant becomes (require-all GRANT (require-not FILTER)).
+function M.home_exclusion(home, platform)
+  local escaped, err, code = regex_escape(home == "/" and "" or home)
+  if not escaped then return nil, err, code end
+  local tail = platform == "darwin" and "/(\\.|Library(/|$))" or "/\\."
+  return { "regex", "^" .. escaped .. tail }
 end
 
 -- -D parameters the tree's socket denies name (profiles/50-integrations-core/*-default-deny.sb), as
@@ -129,8 +342,30 @@ function M.params(req, text)
   return out
 end
 
--- The final denies, after everything else: the appended profiles, the config files, ~/.config/cordon
--- and a custom profile tree, so nothing inside the sandbox can rewrite the next run's policy.
+-- cordon's own directories under HOME or XDG_*: config (and trust list), state (sessions, history, the
+-- sandbox caches), cache (Linux plans). Both the XDG location and the default one, so a run started
+-- with another XDG value cannot plant what the next one reads. Returns { { kind, path } }.
+local function own_dirs(req)
+  local env = req.environ
+  local function getenv(name)
+    if env then return env[name] end
+    return require("cordon.c.sys").getenv(name)
+  end
+  local out = {}
+  for _, d in ipairs { { "XDG_CONFIG_HOME", "/.config" }, { "XDG_STATE_HOME", "/.local/state" },
+                       { "XDG_CACHE_HOME", "/.cache" } } do
+    local xdg = getenv(d[1])
+    if type(xdg) == "string" and xdg:sub(1, 1) == "/" and not xdg:find("[%z\1-\31\127]") then
+      out[#out + 1] = (xdg:gsub("/+$", "")) .. "/cordon"
+    end
+    out[#out + 1] = join(req.home, d[2]:sub(2)) .. "/cordon"
+  end
+  return out
+end
+
+-- The final denies, after everything else: the appended profiles, the config files, cordon's own
+-- config, state and cache directories and a custom profile tree, so nothing inside the sandbox can
+-- rewrite the next run's policy. Only the sandbox's own caches are granted after them (caches.lua).
 function M.final_rules(req, ops)
   local filters, seen, trees = {}, {}, {}
   local function add(kind, path)
@@ -159,9 +394,9 @@ function M.final_rules(req, ops)
   for _, path in ipairs(cfg.protect or {}) do add(path == cfg.dir and "subpath" or "literal", mapped(path)) end
   for _, f in ipairs(cfg.files or {}) do add("literal", mapped(f.path)) end
   if req.workdir then add("literal", join(req.workdir, ".cordon.yaml")) end
-  add("subpath", join(req.home, ".config/cordon"))
+  for _, d in ipairs(own_dirs(req)) do add("subpath", mapped(d)) end
   if req.profiles_dir_policy then add("subpath", req.profiles_dir_policy) end
-  return { deny(ops, filters, "cordon's own inputs (appended profiles, config, trust list, profile tree) stay read-only") }
+  return { deny(ops, filters, "cordon's own inputs (appended profiles, config, trust list, state, caches, profile tree) stay read-only") }
 end
 
 return M

@@ -87,6 +87,9 @@ end
 
 -- Reads a `.git` *file* in the workdir (a worktree or submodule pointer). The directory it names is
 -- never granted because of it: the file sits in a writable area and could have been planted.
+-- `suggest` is what explain offers to grant on purpose: the work tree that owns the git directory (its
+-- .git/hooks and .git/config stay protected there), never a path inside or equal to a git directory,
+-- whose hooks and config would become writable; a bare repository gets no suggestion.
 local function git_pointer(workdir)
   local dotgit = workdir .. "/.git"
   local st = sys.lstat(dotgit)
@@ -98,7 +101,13 @@ local function git_pointer(workdir)
   local n = sys.realpath(target) or normalize(target) or target
   -- A linked worktree points at <repo>/.git/worktrees/<name>; git also needs the common <repo>/.git.
   local common = n:match("^(.*/%.git)/worktrees/[^/]+$") or n:match("^(.*/%.git)/modules/.+$")
-  return { file = dotgit, gitdir = n, common = common, suggest = common or n }
+  local owner = n:match("^(.-)/%.git/") or n:match("^(.-)/%.git$")
+  if owner == "" then owner = "/" end
+  local pointer = { file = dotgit, gitdir = n, common = common, suggest = owner }
+  if not owner then
+    pointer.no_suggest = "it is a bare repository: granting a git directory would make its hooks and config writable"
+  end
+  return pointer
 end
 
 local function legacy_modes()
@@ -298,6 +307,23 @@ function M.build(t)
   local roots = {}
   if req.workdir then roots[1] = req.workdir end
   req.context = { cwd = req.workdir or cwd, workspace_roots = roots, tmpdir = tmpdir, home = req.home }
+
+  -- The repositories the run touches and what a workdir inside a larger project must read (10.6).
+  local writable = {}
+  if req.host_workdir and req.profile_name ~= "read-only" then writable[#writable + 1] = req.host_workdir end
+  for _, d in ipairs(req.add_dirs) do writable[#writable + 1] = d.host end
+  req.repos = {}
+  if req.host_workdir and req.workdir_exists then
+    req.workspace = require("cordon.workspace").find { workdir = req.host_workdir, home = req.host_home,
+                                                        writable = writable }
+    if req.workspace.repo then req.repos[#req.repos + 1] = req.workspace.repo end
+  end
+  for _, d in ipairs(req.add_dirs) do
+    if d.exists then
+      local repo = require("cordon.gitrepo").discover(d.host, writable)
+      if repo then req.repos[#req.repos + 1] = repo end
+    end
+  end
   return req
 end
 

@@ -18,6 +18,13 @@ local RUNNER_VALUE_OPTS = {
   pipx = { ["--spec"] = true, ["--python"] = true, ["--index-url"] = true, ["--pip-args"] = true },
 }
 
+-- Integrations that no longer exist because what they opened is the default now. Enabling one is not
+-- an error (a config file that names it keeps working); explain says where its rules went.
+M.RETIRED = {
+  ["shell-init"] = "shell start-up files are readable by default (40-shared/shell.sb)",
+  npx = "npx installs into the sandbox's own npm cache by default (30-toolchains/node.sb)",
+}
+
 local function basename(p) return (p:match("([^/]+)/*$")) or p end
 
 -- "@scope/name@1.2" -> "@scope/name"; "ruff==0.1" -> "ruff"; "tool@latest" -> "tool".
@@ -102,7 +109,8 @@ local function for_platform(frag, platform) return frag.meta.platform == nil or 
 
 -- Selects fragments of `tree` for the resolved request `req`. Returns
 -- { fragments = { { name, stage, kind, reason } … } in assembly order, enabled, injected, not_included,
---   skipped = { { name, why } }, command = { argv0, names, how, binary, bundle } }
+--   skipped = { { name, why } }, retired = { { name, source, why } },
+--   command = { argv0, names, how, binary, bundle } }
 -- or nil, "message", code.
 function M.resolve(tree, req)
   local chosen = {}
@@ -126,11 +134,16 @@ function M.resolve(tree, req)
   end
 
   -- --enable: features, all-agents, all-apps. Unknown names list the valid ones.
-  local enabled, is_enabled, want_all = {}, {}, {}
+  local enabled, is_enabled, want_all, retired = {}, {}, {}, {}
   for _, e in ipairs(req.enable or {}) do
     local name = e.name
     if name == "all-agents" or name == "all-apps" then
       want_all[name] = want_all[name] or e.source
+    elseif M.RETIRED[name] and not tree.features[name] then
+      if not retired[name] then
+        retired[name] = true
+        retired[#retired + 1] = { name = name, source = e.source, why = M.RETIRED[name] }
+      end
     else
       local frag = tree.features[name]
       if not frag then
@@ -201,7 +214,7 @@ function M.resolve(tree, req)
     end
   end
 
-  local out = { fragments = {}, enabled = enabled, injected = {}, not_included = {}, skipped = {},
+  local out = { fragments = {}, enabled = enabled, injected = {}, not_included = {}, skipped = {}, retired = retired,
                 command = command, all_agents = want_all["all-agents"] ~= nil, all_apps = want_all["all-apps"] ~= nil }
   for _, f in ipairs(tree.list) do
     local reason = chosen[f.name]

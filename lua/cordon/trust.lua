@@ -1,10 +1,14 @@
 -- lua/cordon/trust.lua — may this workdir's .cordon.yaml be applied?
 --
 -- A workdir config can add grants, and a workdir is the place an agent writes to. So it is ignored
--- unless the user trusts it: with --trust-workdir-config for one run, or by listing the directory in the
--- trust list `<config dir>/trusted-workdirs` (one absolute directory per line, `#` starts a comment).
+-- unless the user trusts it: with --trust-workdir-config for one run, or by listing it in the trust list
+-- `<config dir>/trusted-workdirs`, pinned to its content: `sha256:HEX /abs/dir` per line (`cordon trust`
+-- writes them; `#` starts a comment). A new or changed file is untrusted until the user trusts it again,
+-- so an agent that plants or edits a trusted directory's .cordon.yaml gains nothing.
 --
 -- The rules that keep this honest (docs/config.md, "Trust"):
+--   * an entry matches only the file whose SHA-256 it names; an entry without one (the format before
+--     pinning) trusts nothing, and explain says to run `cordon trust DIR`;
 --   * the decision uses the canonical (realpath) workdir, so `cd` through a symlink changes nothing;
 --   * an entry matches only when written as that canonical path: an entry that reaches the workdir only
 --     through a symlink does not match (such a link may have been planted in a writable area);
@@ -17,6 +21,12 @@ local sys = require "cordon.c.sys"
 local M = {}
 
 M.LIST_NAME = "trusted-workdirs"
+
+-- "sha256:HEX": what an entry pins, for `text` (the file's bytes).
+function M.hash(text) return "sha256:" .. sys.sha256(text) end
+
+-- The short form explain and cordon trust print: "sha256:1a2b3c4d5e6f".
+function M.short(hash) return hash and hash:sub(1, 19) or "none" end
 
 -- Lexical normalization of an absolute path: "//" and "/./" collapse, ".." pops, no trailing '/'.
 function M.normalize(p)
@@ -82,7 +92,7 @@ function M.check_file(path)
   return true, M.ownership_problem(dir, dst)
 end
 
--- Reads the trust list. Returns entries = { { path = "/abs", line = N }, … }
+-- Reads the trust list. Returns entries = { { path = "/abs", hash = "sha256:…"|nil, line = N }, … }
 -- or nil, "config_error: FILE:LINE:COL: message" for a malformed line (fail closed: nothing is trusted).
 function M.read_list(path, text)
   local entries = {}
@@ -92,6 +102,15 @@ function M.read_list(path, text)
     local body = line:gsub("\r$", "")
     local lead = #body:match("^%s*")
     body = body:match("^%s*(.-)%s*$")
+    local hash
+    if body:match("^sha256:") then
+      local hex, rest = body:match("^sha256:(%x+)%s+(.*)$")
+      if not hex or #hex ~= 64 or hex:find("%u") then
+        return nil, string.format("config_error: %s:%d:%d: a pinned entry is sha256:<64 lower-case hex digits> "
+          .. "<directory>, got %q", path, n, lead + 1, body)
+      end
+      hash, body = "sha256:" .. hex, rest
+    end
     if body ~= "" and body:sub(1, 1) ~= "#" then
       if body:sub(1, 1) ~= "/" then
         return nil, string.format("config_error: %s:%d:%d: trusted directory must be an absolute path, got %q",
@@ -101,37 +120,40 @@ function M.read_list(path, text)
         return nil, string.format("config_error: %s:%d:%d: trusted directory contains a control character", path,
           n, lead + 1)
       end
-      entries[#entries + 1] = { path = M.normalize(body), line = n }
+      entries[#entries + 1] = { path = M.normalize(body), hash = hash, line = n }
     end
   end
   return entries
 end
 
+-- Reads the trust list at `path`: found, problem, entries (see read_list), or nil, config error.
+function M.load_list(path)
+  local found, problem = M.check_file(path)
+  if not found or problem then return found, problem, {} end
+  local text, err = sys.readfile(path, 1 << 20, true)
+  if not text then return true, tostring(err), {} end
+  local entries, perr = M.read_list(path, text)
+  if not entries then return nil, perr end
+  return true, nil, entries
+end
+
 -- Decides whether the workdir config may be applied.
---   req = { workdir = canonical workdir, flag = bool, list_path = path, writable_roots = { "/abs", … } }
--- Returns { trusted = bool, source = "flag"|"trust-list"|nil, reason = "…"|nil,
+--   req = { workdir = canonical workdir, flag = bool, list_path = path, writable_roots = { "/abs", … },
+--           hash = the config file's M.hash, or a function giving it (called only when an entry for the
+--           workdir needs it, so an untrusted file is not even read); nil when it could not be read }
+-- Returns { trusted = bool, source = "flag"|"trust-list"|nil, reason = "…"|nil, entry = the matching entry,
 --           list = { path =, found =, problem = } }
 -- or nil, "config_error: …" when the trust list is malformed.
 function M.decide(req)
   local wd = req.workdir
   local list = { path = req.list_path, found = false }
-  local how = string.format("pass --trust-workdir-config, or add the line %s to %s", wd, req.list_path)
+  local how = string.format("run `cordon trust %s` to trust this file as it is now, or pass --trust-workdir-config "
+    .. "for one run", wd)
   local result = { trusted = false, list = list }
 
-  local found, problem = M.check_file(req.list_path)
-  list.found = found
-  list.problem = problem
-  local entries = {}
-  if found and not problem then
-    local text, err = sys.readfile(req.list_path, 1 << 20)
-    if not text then
-      list.problem = err
-    else
-      local e, perr = M.read_list(req.list_path, text)
-      if not e then return nil, perr end
-      entries = e
-    end
-  end
+  local found, problem, entries = M.load_list(req.list_path)
+  if found == nil then return nil, problem end
+  list.found, list.problem = found, problem
 
   if req.flag then
     result.trusted, result.source = true, "flag"
@@ -142,7 +164,12 @@ function M.decide(req)
     return result
   end
 
-  local via_link
+  local hash = req.hash
+  local function file_hash()
+    if type(hash) == "function" then hash = hash() or false end
+    return hash or nil
+  end
+  local via_link, listed
   for _, e in ipairs(entries) do
     if e.path == wd then
       for _, root in ipairs(req.writable_roots or {}) do
@@ -153,18 +180,49 @@ function M.decide(req)
           return result
         end
       end
-      result.trusted, result.source, result.entry = true, "trust-list", e
-      return result
+      if e.hash and file_hash() and e.hash == file_hash() then
+        result.trusted, result.source, result.entry = true, "trust-list", e
+        return result
+      end
+      listed = e
     end
-    if not via_link and sys.realpath(e.path) == wd then via_link = e end
+    if not via_link and e.path ~= wd and sys.realpath(e.path) == wd then via_link = e end
   end
-  if via_link then
+  if listed and not listed.hash then
+    result.reason = string.format("not trusted: %s is listed (%s:%d) without the hash of its .cordon.yaml, so any "
+      .. "file there would be trusted; review the file and run `cordon trust %s` to pin it as it is now",
+      wd, req.list_path, listed.line, wd)
+  elseif listed then
+    result.reason = string.format("not trusted: the file changed since you trusted it (%s:%d pins %s, the file is "
+      .. "now %s); review it and run `cordon trust %s` again", req.list_path, listed.line, M.short(listed.hash),
+      M.short(file_hash()), wd)
+  elseif via_link then
     result.reason = string.format("not trusted: the trust-list entry %s (%s:%d) reaches this directory only "
       .. "through a symbolic link; list the real path %s instead", via_link.path, req.list_path, via_link.line, wd)
   else
     result.reason = "not trusted (" .. how .. ")"
   end
   return result
+end
+
+M.STAMP = "# cordon trust, "  -- the comment `cordon trust` writes above its entries
+
+-- The trust list's text with every entry for `dir` removed (with the stamp `cordon trust` wrote above
+-- it; other comments and entries kept as they are), then `add` appended when given.
+function M.rewrite(text, dir, add)
+  local out = {}
+  for line in ((text or "") .. "\n"):gmatch("([^\n]*)\n") do
+    local body = line:gsub("\r$", ""):match("^%s*(.-)%s*$")
+    local path = body:match("^sha256:%x+%s+(.*)$") or body
+    if path:sub(1, 1) == "/" and M.normalize(path) == dir then
+      if out[#out] and out[#out]:sub(1, #M.STAMP) == M.STAMP then out[#out] = nil end
+    else
+      out[#out + 1] = line
+    end
+  end
+  while #out > 0 and out[#out] == "" do out[#out] = nil end
+  if add then out[#out + 1] = add end
+  return #out > 0 and (table.concat(out, "\n") .. "\n") or ""
 end
 
 return M

@@ -296,11 +296,14 @@ cordon_sandbox_status cordon_seatbelt_build_with(const cordon_profile *p, const 
                                                               : "READABLE_ROOT";
       st = roots_add(into, prefix, e->path, e->match, darwin, msg);
     }
+    /* macOS runs anything readable (10-system-runtime.sb allows process-exec unfiltered); on Linux running
+     * is a right of its own (Landlock's EXECUTE), so the profile's roots grant it with reading. */
     for (size_t i = 0; i < reads.count; i++)
-      allow_root(&b, "file-read*", &reads.items[i], &denies, "A readable root of the profile.");
+      allow_root(&b, darwin ? "file-read*" : "file-read* process-exec", &reads.items[i], &denies,
+                 "A readable root of the profile.");
     for (size_t i = 0; i < writes.count; i++)
-      allow_root(&b, "file-read* file-write*", &writes.items[i], &denies,
-                 "A writable root of the profile (write implies read).");
+      allow_root(&b, darwin ? "file-read* file-write*" : "file-read* file-write* process-exec", &writes.items[i],
+                 &denies, "A writable root of the profile (write implies read).");
     if (st == CORDON_SANDBOX_OK) st = protect_metadata(&b, p, &writes, msg);
     sb_roots *all[] = {&reads, &writes, &denies};
     for (size_t k = 0; k < 3; k++)

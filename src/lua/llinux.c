@@ -2,8 +2,9 @@
  *
  *   probe()                                   -> { abi, kernel, userns, ok, message }
  *   compile(policy, profile, ctx, opts)       -> cordon.LinuxPlan
- *       policy: SBPL text, a cordon.Policy, or nil (profile only, plus cordon.protect.in_home, which an
- *       assembled policy carries itself); profile: cordon.Profile or table form;
+ *       policy: SBPL text or a cordon.Policy, which alone decides the files (an assembled one carries the
+ *       profile's section), or nil: the profile's entries, plus cordon.protect.in_home;
+ *       profile: cordon.Profile or table form (its kind and network count either way);
  *       ctx: match context table; opts: { params = { {name, value}, … }, best_effort, shared_tmp,
  *             git_safe_keys = { "core.bare", … } }
  *   describe(assembled, opts)                 -> { text = "…", plan = <table> }  (cordon explain)

@@ -1,9 +1,13 @@
 /* src/lua/lsys.c — cordon.c.sys: the few operating-system facts the Lua half needs (files, env, ids).
- * Kept small and read-only: nothing here runs a command or writes a file.
+ * Kept small: nothing here runs a command. The only writes are cordon's own state: ensure_dir and
+ * ensure_symlink (the sandbox's caches) record what is there afterwards, as an lstat would, so a replay
+ * finds the same directory or link and the run is cached from the first time; writefile (the trust
+ * list) taints the run recorder.
  *
  * Every file-system fact the Lua half uses comes through here, so while the run recorder is armed
  * (src/core/record.h) each call also records what it saw, with the digest helpers the replay uses. */
 #include "core/record.h"
+#include "core/sha256.h"
 #include "lua/lutil.h"
 
 #include <dirent.h>
@@ -23,7 +27,10 @@ extern char **environ;
 
 static int fail_errno(lua_State *L, const char *what, const char *path) {
   int e = errno;
-  const char *code = e == ENOENT ? "not_found" : e == EACCES ? "permission_denied" : "io_error";
+  const char *code = e == ENOENT                 ? "not_found"
+                     : e == EACCES || e == EPERM ? "permission_denied"
+                     : e == EEXIST               ? "exists"
+                                                 : "io_error";
   return cordon_lua_fail(L, code, "%s %s: %s", what, path, strerror(e));
 }
 
@@ -106,8 +113,8 @@ static const char *type_name(mode_t m) {
   return "other";
 }
 
-static int push_stat(lua_State *L, int follow) {
-  const char *p = luaL_checkstring(L, 1);
+/* Pushes the stat table of `p` (or the failure triple), recording the observation when armed. */
+static int push_stat_of(lua_State *L, const char *p, int follow) {
   struct stat st;
   int rc = cordon_record_stat(p, follow, &st);
   int err = errno;
@@ -139,6 +146,8 @@ static int push_stat(lua_State *L, int follow) {
   lua_setfield(L, -2, "mtime_ns");
   return 1;
 }
+
+static int push_stat(lua_State *L, int follow) { return push_stat_of(L, luaL_checkstring(L, 1), follow); }
 
 static int l_stat(lua_State *L) { return push_stat(L, 1); }
 static int l_lstat(lua_State *L) { return push_stat(L, 0); }
@@ -285,11 +294,95 @@ static int l_clock(lua_State *L) {
   return 1;
 }
 
+/* A path argument taken with its length: an embedded NUL is refused, never truncated (misuse). */
+static const char *check_path(lua_State *L, int idx) {
+  size_t len;
+  const char *p = luaL_checklstring(L, idx, &len);
+  if (strlen(p) != len) luaL_argerror(L, idx, "path contains a NUL byte");
+  return p;
+}
+
+static mode_t check_mode(lua_State *L, int idx, lua_Integer dflt) {
+  lua_Integer m = luaL_optinteger(L, idx, dflt);
+  luaL_argcheck(L, m >= 0 && m <= 07777, idx, "mode must be between 0 and 07777");
+  return (mode_t)m;
+}
+
+/* ensure_dir(path [, mode = 0700]) -> the lstat table of `path`: made (one directory, not its parents)
+ * when nothing is there. Only the result is recorded, so a replay finding the same directory hits. */
+static int l_ensure_dir(lua_State *L) {
+  const char *p = check_path(L, 1);
+  mode_t mode = check_mode(L, 2, 0700);
+  struct stat st;
+  if (lstat(p, &st) != 0 && errno == ENOENT && mkdir(p, mode) != 0 && errno != EEXIST)
+    return fail_errno(L, "mkdir", p);
+  return push_stat_of(L, p, 0);
+}
+
+/* ensure_symlink(target, path) -> the lstat table of `path`: made a symbolic link to `target` when
+ * nothing is there (never replacing a name). Only the result is recorded, as for ensure_dir. */
+static int l_ensure_symlink(lua_State *L) {
+  const char *target = check_path(L, 1);
+  const char *p = check_path(L, 2);
+  struct stat st;
+  if (lstat(p, &st) != 0 && errno == ENOENT && symlink(target, p) != 0 && errno != EEXIST)
+    return fail_errno(L, "symlink", p);
+  return push_stat_of(L, p, 0);
+}
+
+/* writefile(path, text [, mode = 0600]) -> true. Written to a new file beside `path` and renamed over
+ * it, so a reader sees the old text or the new, never a part; a symlink at `path` is replaced, not
+ * followed. */
+static int l_writefile(lua_State *L) {
+  const char *p = check_path(L, 1);
+  size_t len;
+  const char *text = luaL_checklstring(L, 2, &len);
+  mode_t mode = check_mode(L, 3, 0600);
+  cordon_record_taint("cordon.c.sys.writefile");
+  cordon_buf tmp = CORDON_BUF_INIT;
+  cordon_buf_printf(&tmp, "%s.tmp-XXXXXX", p);
+  char *name = cordon_buf_take(&tmp);
+  if (!name) return cordon_lua_fail(L, "io_error", "out of memory writing %s", p);
+  int fd = mkstemp(name);
+  if (fd < 0) {
+    free(name);
+    return fail_errno(L, "create", p);
+  }
+  bool ok = fchmod(fd, mode) == 0;
+  for (size_t done = 0; ok && done < len;) {
+    ssize_t n = write(fd, text + done, len - done);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) done += (size_t)n;
+  }
+  ok = ok && fsync(fd) == 0;
+  int err = errno;
+  if (close(fd) != 0 && ok) ok = false, err = errno;
+  if (ok && rename(name, p) != 0) ok = false, err = errno;
+  if (!ok) unlink(name);
+  free(name);
+  errno = err;
+  if (!ok) return fail_errno(L, "write", p);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* sha256(text) -> 64 lower-case hex digits. */
+static int l_sha256(lua_State *L) {
+  size_t len;
+  const char *text = luaL_checklstring(L, 1, &len);
+  char hex[CORDON_SHA256_HEX];
+  cordon_sha256_hex(text, len, hex);
+  lua_pushstring(L, hex);
+  return 1;
+}
+
 static const luaL_Reg sys_funcs[] = {
   {"platform", l_platform}, {"getcwd", l_getcwd},   {"getenv", l_getenv},     {"environ", l_environ},
   {"realpath", l_realpath}, {"stat", l_stat},       {"lstat", l_lstat},       {"listdir", l_listdir},
   {"readfile", l_readfile}, {"home", l_home},       {"ids", l_ids},           {"isatty", l_isatty},
-  {"clock", l_clock},       {NULL, NULL},
+  {"clock", l_clock},       {"ensure_dir", l_ensure_dir}, {"ensure_symlink", l_ensure_symlink},   {"writefile", l_writefile},
+  {"sha256", l_sha256},     {NULL, NULL},
 };
 
 int cordon_open_sys(lua_State *L) {

@@ -156,6 +156,13 @@ static void ir_rule(cordon_policy *pol, cordon_action a, const char *ops, const 
   if (kind) r->filter = cordon_filter_path(kind, arg, is_param);
 }
 
+/* The profile's section as an assembled policy carries it (assemble.lua): with a policy, the policy
+ * alone decides the files, so a test that wants the profile's roots writes them first. */
+static void profile_section(cordon_policy *pol, bool root_read, const char *writable) {
+  if (root_read) ir_rule(pol, CORDON_ALLOW, "file-read* process-exec*", "subpath", "/", false, 1);
+  ir_rule(pol, CORDON_ALLOW, "file-read* file-write* process-exec*", "subpath", writable, false, 2);
+}
+
 static void profile_alone_grants_only_what_it_lists(void **state) {
   (void)state;
   cordon_profile *p = profile(false, true, NULL, CORDON_NETWORK_RESTRICTED);
@@ -315,6 +322,8 @@ static void under_the_runs_own_tmp_only_what_an_allow_names_comes_from_the_host(
   roots[0] = dir;  /* a workdir under /tmp */
   ctx.slash_tmp = "/tmp";
   cordon_policy *pol = cordon_policy_new();
+  profile_section(pol, false, dir);
+  ir_rule(pol, CORDON_ALLOW, "file-read* file-write* process-exec*", "subpath", "/tmp", false, 3);
   ir_rule(pol, CORDON_DENY, "file-read*", "subpath", sub, false, 4);  /* named by a deny only */
   cordon_lx_plan *plan = compile(pol, p, NULL, 0);
   const cordon_mount *w = mount_at(plan, dir);
@@ -367,6 +376,7 @@ static void a_write_deny_regex_is_decided_by_the_gate_and_the_workdir_stays_writ
   cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
   cordon_policy *pol = cordon_policy_new();
   ir_rule(pol, CORDON_DENY, "default", NULL, NULL, false, 1);
+  profile_section(pol, true, work);
   char re[600];
   snprintf(re, sizeof re, "^%s(/.*)?/\\.git/hooks(/|$)", re_quote(work));
   ir_rule(pol, CORDON_DENY, "file-write*", "regex", re, false, 9);
@@ -542,6 +552,7 @@ static void a_write_denied_inside_a_writable_tree_is_the_gates_and_allowed_again
   (void)state;
   cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
   cordon_policy *pol = cordon_policy_new();
+  profile_section(pol, true, work);
   ir_rule(pol, CORDON_DENY, "file-write*", "subpath", at(work, "src"), false, 4);
   ir_rule(pol, CORDON_ALLOW, "file-write*", "literal", at(work, "src/a.c"), false, 5);
   cordon_lx_plan *plan = compile(pol, p, NULL, 0);
@@ -557,6 +568,7 @@ static void exec_denied_inside_an_executable_tree_is_a_noexec_bind(void **state)
   (void)state;
   cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
   cordon_policy *pol = cordon_policy_new();
+  profile_section(pol, true, work);
   ir_rule(pol, CORDON_DENY, "process-exec*", "subpath", at(work, "src"), false, 6);
   cordon_lx_plan *plan = compile(pol, p, NULL, 0);
   const cordon_mount *m = mount_at(plan, at(work, "src"));
@@ -678,6 +690,7 @@ static void a_plan_and_its_gate_rules_survive_a_run_cache_entry(void **state) {
   (void)state;
   cordon_profile *p = profile(true, true, at(home, ".ssh"), CORDON_NETWORK_RESTRICTED);
   cordon_policy *pol = cordon_policy_new();
+  profile_section(pol, true, work);
   char re[600];
   snprintf(re, sizeof re, "^%s/(.*/)?secret$", re_quote(work));
   ir_rule(pol, CORDON_DENY, "file-write*", "regex", re, false, 3);

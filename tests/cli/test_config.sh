@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/cli/test_config.sh — configuration end to end through `cordon policy` and `cordon explain`:
-# an untrusted workdir config is ignored and reported, a trusted one is applied, planted files grant
-# nothing, and bad configuration stops cordon with file:line:col before anything is printed.
+# an untrusted workdir config is ignored and reported, a trusted one is applied (cordon trust pins it to
+# its content: a changed file is ignored again), planted files grant nothing, and bad configuration
+# stops cordon with file:line:col before anything is printed.
 set -u
 CORDON=${CORDON:-cordon}
 pass=0
@@ -46,19 +47,56 @@ expect_status 0 "explain with an untrusted workdir config"
 expect_in "$out" "$wd/.cordon.yaml" "explain names the workdir config"
 expect_in "$out" "not trusted" "explain reports the workdir config as not trusted"
 expect_in "$out" "--trust-workdir-config" "explain says how to trust it"
+expect_in "$out" "run \`cordon trust $wd\`" "and names cordon trust"
 
 # 2. Trusted for one run by the flag: applied.
 run policy --platform darwin --trust-workdir-config
 expect_status 0 "policy with --trust-workdir-config"
 expect_in "$out" "granted-by-config" "a trusted workdir config grants"
 
-# 3. Trusted by the trust list: applied, and explain says so.
-printf '# reviewed\n%s\n' "$wd" >"$cfg/trusted-workdirs"
-chmod 600 "$cfg/trusted-workdirs"
+# 3. Trusted by `cordon trust`: the file is shown, pinned by its hash, applied, and explain says so.
+run trust
+expect_status 0 "cordon trust in the workdir"
+expect_in "$out" "trusted $wd/.cordon.yaml (sha256:" "cordon trust names the file and its hash"
+expect_in "$out" "add-dirs-ro: $root/granted-by-config" "and shows what the file sets"
+expect_in "$(cat "$cfg/trusted-workdirs")" "$wd" "the entry is in the trust list"
+[ "$(stat -c %a "$cfg/trusted-workdirs")" = 600 ] && ok || bad "the trust list is private (mode 0600)"
 run policy --platform darwin
 expect_in "$out" "granted-by-config" "a workdir in the trust list is trusted"
 run explain --platform darwin
 expect_in "$out" "trust-list" "explain names the trust source"
+run trust --list
+expect_in "$out" "$wd  sha256:" "cordon trust --list shows the entry"
+expect_in "$out" "matches: applied" "and that the file still matches"
+
+# 3b. An edit of the trusted file (an agent adding a grant) makes it untrusted until trusted again.
+cp "$wd/.cordon.yaml" "$root/saved.yaml"
+printf 'add-dirs-ro: [%s/granted-by-config]\nprofile: danger-full-access\n' "$root" >"$wd/.cordon.yaml"
+run policy --platform darwin
+expect_not_in "$out" "granted-by-config" "a changed trusted file is not applied"
+run explain --platform darwin
+expect_in "$out" "changed since you trusted it" "explain says the file changed"
+expect_in "$out" "run \`cordon trust $wd\` again" "and how to trust it again"
+run trust --list
+expect_in "$out" "changed since trusted: ignored" "cordon trust --list shows it"
+cp "$root/saved.yaml" "$wd/.cordon.yaml"
+
+# 3c. An entry written before pinning (a bare directory) trusts nothing.
+printf '# reviewed\n%s\n' "$wd" >"$cfg/trusted-workdirs"
+run policy --platform darwin
+expect_not_in "$out" "granted-by-config" "an entry without a hash trusts nothing"
+run explain --platform darwin
+expect_in "$out" "without the hash" "explain says the entry is not pinned"
+run trust
+expect_in "$(cat "$cfg/trusted-workdirs")" "# reviewed" "cordon trust keeps the user's comments"
+[ "$(grep -c "$wd\$" "$cfg/trusted-workdirs")" = 1 ] && ok || bad "cordon trust replaces the old entry"
+
+# 3d. Revoking removes the entry; the file is ignored again.
+run trust --revoke "$wd"
+expect_in "$out" "revoked: $wd" "cordon trust --revoke says so"
+run policy --platform darwin
+expect_not_in "$out" "granted-by-config" "a revoked directory is not trusted"
+run trust
 
 # 4. A trust list writable by others is not used.
 chmod 666 "$cfg/trusted-workdirs"
@@ -71,7 +109,7 @@ chmod 600 "$cfg/trusted-workdirs"
 # 5. A trust-list entry that reaches the workdir only through a planted symlink does not match.
 mkdir -p "$root/rw"
 ln -s "$wd" "$root/rw/looks-trusted"
-printf '%s\n' "$root/rw/looks-trusted" >"$cfg/trusted-workdirs"
+sed "s|$wd\$|$root/rw/looks-trusted|" "$cfg/trusted-workdirs" >"$root/list" && cat "$root/list" >"$cfg/trusted-workdirs"
 run policy --platform darwin
 expect_not_in "$out" "granted-by-config" "a symlinked trust-list entry must not match"
 run explain --platform darwin

@@ -21,9 +21,11 @@ done
 tmp=$(cordon_scratch default-tree) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 export HOME="$tmp/home"
+unset XDG_STATE_HOME XDG_CONFIG_HOME XDG_CACHE_HOME
 mkdir -p "$HOME" "$tmp/work"
 cd "$tmp/work" || exit 1
 H=$HOME
+C=$H/.local/state/cordon/caches  # the sandbox's own caches
 
 # --- 1. Every fragment, read after 00-base.sb, evaluates and lints without a single finding. ---------
 for f in $(cd "$SRC/profiles" && find . -name '*.sb' ! -name 00-base.sb | sort); do
@@ -110,7 +112,9 @@ deny file-read-data $H/.aws/credentials
 deny file-read-data $H/.config/gh/hosts.yml
 allow file-read-data $H/.config/gh/config.yml
 deny file-read-data $H/.npmrc
-deny file-read-data $H/.zshrc
+allow file-read-data $H/.zshrc
+allow file-read-data $H
+allow file-read-data /private/etc/zshrc
 deny file-read-data $H/.zsh_history
 deny file-write-data $H/.zshrc
 deny file-write-data $H/.bashrc
@@ -120,11 +124,23 @@ deny file-write-data $H/.cargo/bin/cargo
 deny file-write-data $H/.local/bin/claude
 deny file-write-data $H/.nvm/versions/node/v22.0.0/bin/node
 allow process-exec $H/.nvm/versions/node/v22.0.0/bin/node
-allow file-write-data $H/.npm/_cacache/index-v5/x
+deny file-write-data $H/.npm/_cacache/index-v5/x
 deny file-write-data $H/.npm/_npx/1234/package.json
-allow file-write-data $H/Library/Caches/pip/http/x
-allow file-write-data $H/.cargo/registry/cache/x
-allow file-write-data $H/Library/Caches/go-build/ab/x
+deny file-write-data $H/Library/Caches/pip/http/x
+deny file-write-data $H/.cargo/registry/src/index.crates.io-6f17d22bba15001f/x/build.rs
+deny file-write-data $H/Library/Caches/go-build/ab/x
+deny file-write-data $H/Library/Caches/node/corepack/pnpm/9.0.0/.corepack
+allow file-read-data $H/Library/Caches/go-build/ab/x
+allow file-write-data $C/npm/_cacache/index-v5/x
+allow file-write-data $C/npm/_npx/1234/package.json
+allow file-write-data $C/pip/http/x
+allow file-write-data $C/cargo/registry/src/x/build.rs
+allow file-write-data $C/go-build/ab/x
+allow process-exec $C/ms-playwright/chromium-1100/chrome-mac/Chromium
+allow file-write-data $C/shell-history/history
+deny file-write-data $C
+deny file-write-data $H/.local/state/cordon/sessions.db
+deny file-write-data $H/.local/state/mise/trusted-configs/x
 allow file-write-data $H/.claude/projects/x.jsonl
 allow file-write-data $H/.claude.json
 allow file-write-create $H/.claude.json.tmp.4242.1700000000000
@@ -184,10 +200,26 @@ deny file-read-data $H/.docker/config.json
 deny file-read-data /run/docker.sock
 deny file-read-data /var/run/docker.sock
 deny file-write-data $H/.bashrc
+allow file-read-data $H/.bashrc
+allow file-read-data $H
+allow file-read-data /etc/bash.bashrc
+allow file-read-data /etc/profile.d/locale.sh
+allow file-read-data /etc/nanorc
+allow file-read-data /etc/manpath.config
+deny file-write-data /etc/profile
+deny file-read-data $H/.bash_history
 deny file-write-data $H/.local/bin/x
 deny file-write-data $H/.cargo/bin/x
-allow file-write-data $H/.cache/pip/x
-allow file-write-data $H/.cache/go-build/x
+deny file-write-data $H/.cache/pip/x
+deny file-write-data $H/.cache/go-build/x
+deny file-write-data $H/.cache/node/corepack/pnpm/9.0.0/dist/pnpm.cjs
+deny file-write-data $H/go/pkg/mod/cache/download/x
+allow file-write-data $C/pip/x
+allow file-write-data $C/go-build/x
+allow file-write-data $C/go-mod/cache/download/x
+allow file-write-data $C/corepack/pnpm/9.0.0/dist/pnpm.cjs
+deny file-write-data $H/.config/cordon/trusted-workdirs
+deny file-write-data $H/.cache/cordon/linux-plans/x
 allow file-write-data $H/.claude/todos/x.json
 deny file-write-data $H/.claude/settings.json
 deny file-write-data $H/.claude/plugins/p/hooks.json
@@ -208,7 +240,8 @@ EOF
 decide "docker, npx, process-control enabled" --platform linux --enable=docker,npx,process-control <<EOF
 allow file-read-data /run/docker.sock
 allow file-read-data $H/.docker/config.json
-allow file-write-data $H/.npm/_npx/1234/package.json
+deny file-write-data $H/.npm/_npx/1234/package.json
+allow file-write-data $C/npm/_npx/1234/package.json
 allow file-read-data /proc/1/status
 deny file-read-data $H/.ssh/id_ed25519
 EOF

@@ -39,9 +39,24 @@ expect "an exec-env default and where it came from" has "$out" "default DISABLE_
 expect "the policy's size" grep -qE '^  policy: [0-9]+ bytes, [0-9]+ lines, [0-9]+ sections$' <<<"$out"
 expect "config files are listed even when absent" has "$out" "user     $HOME/.config/cordon/config.yaml: not found"
 
+# The built-in tree: the sandbox's own caches, each with its variables, and the values they replace.
+out=$(env -u XDG_STATE_HOME GOCACHE="$HOME/.cache/go-build" "$CORDON" explain --no-config --platform linux \
+  --workdir "$tmp/w" --env-pass GOCACHE)
+expect "explain lists the sandbox's caches" has "$out" "sandbox caches ("
+expect "and where they are" has "$out" "in $HOME/.local/state/cordon/caches; only sandboxed runs use them"
+expect "each with its variables" has "$out" "    go-build: GOCACHE"
+expect "and the links made in it" has "$out" "    cargo: CARGO_HOME; links config.toml -> $HOME/.cargo/config.toml"
+expect "the setting and the fragment that made it" grep -qE "set GOCACHE=$HOME/.local/state/cordon/caches/go-build from 30-toolchains/go.sb:[0-9]+" <<<"$out"
+expect "a value of the user's it replaced" has "$out" "your values replaced (they name the host's caches): GOCACHE"
+out=$(env HTTPS_PROXY=http://u:pw@proxy:3128 "$CORDON" explain --no-config --platform linux --workdir "$tmp/w")
+expect "a proxy with credentials is withheld, and explain says how to pass it" \
+  has "$out" "withheld HTTPS_PROXY: its URL holds a user or password (--env-pass HTTPS_PROXY passes it)"
+out=$("$CORDON" explain --no-config --platform linux --workdir "$tmp/w" --enable shell-init)
+expect "a retired integration is accepted and said to do nothing" has "$out" "retired integration shell-init (from --enable)"
+
 out=$(cd "$tmp/w" && ex --add-dirs-ro /ref --add-dirs "$tmp/w2")
 expect "without --workdir the current directory is used" has "$out" "workdir: $tmp/w (source: current directory)"
-expect "grants are listed with their source" has "$out" "--add-dirs-ro /ref (read, from --add-dirs-ro)"
+expect "grants are listed with their source" has "$out" "--add-dirs-ro /ref (read and run, from --add-dirs-ro)"
 expect "protected paths are listed per writable root" has "$out" "in writable root $tmp/w2: .git/hooks/ .git/config"
 
 # A planted workdir config is reported and ignored; trusted, it applies.
@@ -51,7 +66,7 @@ expect "an untrusted workdir config is reported as ignored" has "$out" "workdir 
 expect "and grants nothing" bash -c '! grep -q /planted <<<"$1"' _ "$out"
 out=$(ex --workdir "$tmp/w" --trust-workdir-config)
 expect "a trusted workdir config is applied" has "$out" "workdir  $tmp/w/.cordon.yaml: applied (trusted: flag)"
-expect "and its grant shows with the file as source" has "$out" "--add-dirs /planted (write, from config"
+expect "and its grant shows with the file as source" has "$out" "--add-dirs /planted (read, write and run, from config"
 printf 'enable: docker\n' > "$HOME/.config/cordon/config.yaml"
 out=$(ex --workdir "$tmp/wt")
 expect "the user config is applied" has "$out" "user     $HOME/.config/cordon/config.yaml: applied"
@@ -64,7 +79,8 @@ rm -f "$HOME/.config/cordon/config.yaml"
 printf 'gitdir: /elsewhere/repo/.git/worktrees/wt\n' > "$tmp/wt/.git"
 out=$(ex --workdir "$tmp/wt")
 expect "a .git pointer is reported and not granted" has "$out" ".git pointer: $tmp/wt/.git names /elsewhere/repo/.git/worktrees/wt; NOT granted"
-expect "explain says how to grant it on purpose" has "$out" "--add-dirs '/elsewhere/repo/.git'"
+expect "explain says how to grant the repository on purpose" has "$out" "--add-dirs '/elsewhere/repo'"
+expect "and never suggests the git directory itself" bash -c '! grep -q "add-dirs ./elsewhere/repo/.git" <<<"$1"' _ "$out"
 pol=$("$CORDON" policy --profiles-dir "$basic" --platform darwin --workdir "$tmp/wt")
 expect "the policy says nothing of the gitdir" bash -c '! grep -q /elsewhere <<<"$1"' _ "$pol"
 

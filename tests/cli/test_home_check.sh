@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # tests/cli/test_home_check.sh — `cordon check` with HOME inside a granted root (--workdir "$HOME",
 # --add-dirs "$HOME", HOME under /tmp): secrets stay unreadable and persistence paths unwritable on both
-# target platforms, integrations still open what they name, and explain shows the guarded paths.
+# target platforms, HOME's dot-entries no fragment names are not writable (the Seatbelt text itself says
+# so: the grant excludes them), integrations still open what they name, and explain shows the guarded
+# paths.
 set -u
 cordon=${CORDON:?CORDON must point at the cordon binary}
 tmp=$(mktemp -d /tmp/cordon-home-check.XXXXXX)
@@ -46,7 +48,18 @@ for platform in darwin linux; do
     want deny -- "$@" file-write-data "$real/.claude/settings.json" -- claude
     want allow -- "$@" file-write-data "$real/.claude/projects/p.jsonl" -- claude
     want allow -- "$@" file-write-data "$real/src/main.c"
+    want allow -- "$@" file-read-data "$real/.bashrc"
+    want deny -- "$@" file-write-create "$real/.newtoolrc"
+    want deny -- "$@" file-write-data "$real/.config/newtool/settings.json"
+    want deny -- "$@" file-write-create "$real/.local/share/newtool/data"
+    want allow -- "$@" file-write-data "$real/.cache/ruff/x"
+    want allow -- "$@" file-write-data "$real/.local/state/cordon/caches/go-build/x"
+    want deny -- "$@" file-write-data "$real/.local/state/cordon/sessions.db"
   done
+  # The deciding rule for an unnamed dot-entry is the workdir grant's own exclusion falling through to
+  # the default deny, on macOS as on Linux.
+  out=$("$cordon" check --no-config --platform "$platform" --workdir "$home" file-write-create "$real/.newtoolrc" 2>&1)
+  if grep -q "00-base.sb" <<<"$out"; then ok; else bad "$platform: the default decides an unnamed dot-entry: $out"; fi
   # HOME under /tmp: the /tmp grant holds it, with a workdir elsewhere.
   want deny -- --platform "$platform" --workdir "$tmp/w" file-read-data "$real/.ssh/id_ed25519"
   want deny -- --platform "$platform" --workdir "$tmp/w" file-write-data "$real/.cargo/bin/x"
@@ -57,6 +70,8 @@ for platform in darwin linux; do
   want deny -- --platform "$platform" --workdir "$home" --enable=ssh file-write-data "$real/.ssh/id_ed25519"
   want allow -- --platform "$platform" --workdir "$home" --enable=shell-init file-read-data "$real/.bashrc"
   want deny -- --platform "$platform" --workdir "$home" --enable=shell-init file-write-data "$real/.bashrc"
+  [ "$platform" = darwin ] && want deny -- --platform darwin --workdir "$home" file-write-data \
+    "$real/Library/Application Support/Tool/config.json"
 done
 
 # The deciding rule is the guard, and it says where it came from.

@@ -31,6 +31,9 @@ entry() { ls -t "$H"/.cache/cordon/linux-runs/*.run 2>/dev/null | head -1; }
 
 for u in $USERS; do
   new_case "$u"
+  # The policy reads the workdir's .git/config (its hooksPath); new_case just wrote it, and a file
+  # changed less than a second ago is never trusted by the run cache.
+  sleep 1.1
 
   rc "$u" -- -- true
   expect "the first run is a miss" 0 miss
@@ -87,7 +90,8 @@ for u in $USERS; do
   expect "an untrusted .cordon.yaml appearing is a miss, and stays ignored" 2 miss
   rc "$u" -- -- sh -c "$write_out"
   expect "the same again is a hit" 2 hit
-  printf '%s\n' "$W" >"$H/.config/cordon/trusted-workdirs"
+  # A trust-list entry pins the file's content (lua/cordon/trust.lua): its SHA-256, then the directory.
+  printf 'sha256:%s %s\n' "$(sha256sum <"$W/.cordon.yaml" | cut -d' ' -f1)" "$W" >"$H/.config/cordon/trusted-workdirs"
   chown "$u" "$H/.config/cordon/trusted-workdirs"
   rc "$u" -- -- sh -c "$write_out"
   expect "trusting the workdir is a miss, and its config applies" 0 miss

@@ -79,7 +79,8 @@ t.test("add-dirs get a literal read rule for every ancestor, and each option is 
   t.eq(param(p, "ADD_DIR_1"), nil, "no colon splitting")
   t.ok(p.text:find('(allow file-read* (require-any (literal "/") (literal "/a:b") (literal "/a:b/c d")))', 1, true),
     "ancestor literals")
-  t.ok(p.text:find('(allow file-read* file-write* (subpath (param "ADD_DIR_0")))', 1, true), "read/write grant")
+  t.ok(p.text:find('(allow file-read* file-write* process-exec (subpath (param "ADD_DIR_0")))', 1, true),
+    "read/write grant, and run: an added directory is one the user works in")
 end)
 
 t.test("a path with quotes, backslashes and non-ASCII letters is quoted, never pasted raw", function()
@@ -116,13 +117,37 @@ t.test("protected paths are denied inside every writable root, naming every writ
     t.ok(deny:find(path, 1, true), path)
   end
   t.ok(p.text:find('(subpath "/data/.git/hooks")', 1, true), "the add-dir is protected too")
-  t.ok(p.text:find('(literal "/h/.zshrc")', 1, true), "shell rc files under HOME")
+  t.ok(not p.text:find('(literal "/h/.zshrc")', 1, true), "no list of HOME's files: the tree and the HOME rule keep them")
+end)
+
+t.test("protected names apply inside every writable root, whatever the root's own name", function()
+  local p = assert(asm { add_dirs = { "/r/.git", "/r2/.vscode", "/r3/.git/hooks" } })
+  local protected = {}
+  for _, x in ipairs(p.protected) do protected[x.kind .. " " .. x.path] = x end
+  t.ok(protected["subpath /r/.git/hooks"], "a root named .git keeps its hooks")
+  t.ok(protected["literal /r/.git/config"], "and its config")
+  t.ok(protected["literal /r/.git/commondir"], "and its commondir")
+  t.ok(protected["literal /r2/.vscode/tasks.json"], "a root named .vscode keeps its tasks")
+  t.ok(protected["subpath /r/.git/.git/hooks"], "the plain placement stays too")
+  t.eq(p:decide("file-write-data", "/r/.git/hooks/pre-commit"), "deny")
+  t.eq(p:decide("file-write-data", "/r/.git/config"), "deny")
+  t.eq(p:decide("file-write-data", "/r/.git/objects/ab/cdef"), "allow", "git still writes its objects")
+  t.eq(p:decide("file-write-data", "/r/.git/modules/sub/config"), "deny")
+end)
+
+t.test("a bare repository granted as a root keeps its hooks and config", function()
+  local bare = tmp .. "/bare.git"
+  t.sh("git init -q --bare " .. t.q(bare))
+  local p = assert(asm { add_dirs = { bare }, platform = "linux" })
+  t.eq(p:decide("file-write-data", bare .. "/hooks/post-receive"), "deny")
+  t.eq(p:decide("file-write-data", bare .. "/config"), "deny")
+  t.eq(p:decide("file-write-data", bare .. "/refs/heads/main"), "allow")
 end)
 
 t.test("a read-only profile leaves the workdir out of the writable roots", function()
   local p = assert(asm { profile = "read-only" })
   t.ok(not p.text:find('"/w/.git/hooks"', 1, true))
-  t.ok(p.text:find('(literal "/h/.bashrc")', 1, true), "HOME persistence denies stay")
+  t.ok(not p.text:find("require-not (regex", 1, true), "no writable root, so nothing to cut out of one")
 end)
 
 t.test("--mode compiles to a permission profile; unknown modes and profiles are refused", function()
@@ -203,7 +228,11 @@ t.test("a .git pointer file in the workdir is reported but its gitdir is never g
   t.ok(not p.text:find("/elsewhere", 1, true), "nothing about the gitdir reaches the policy")
   for _, kv in ipairs(p.params) do t.ok(not kv[2]:find("/elsewhere", 1, true), kv[1]) end
   t.eq(p.git_pointer.gitdir, "/elsewhere/repo/.git/worktrees/wt")
-  t.eq(p.git_pointer.suggest, "/elsewhere/repo/.git")
+  t.eq(p.git_pointer.suggest, "/elsewhere/repo", "the work tree owning the git directory, never the git directory")
+  write(w .. "/.git", "gitdir: /repos/bare.git/worktrees/wt\n")
+  p = assert(asm { workdir = w, platform = "linux" })
+  t.eq(p.git_pointer.suggest, nil, "a bare repository's worktree gets no suggestion")
+  t.ok(p.git_pointer.no_suggest:find("bare repository", 1, true), p.git_pointer.no_suggest)
 end)
 
 t.test("a planted .cordon.yaml is ignored unless trusted, and applied when trusted", function()
@@ -299,7 +328,7 @@ t.test("the current directory / is never granted implicitly; asked for, its prot
   t.fails("invalid_request", assemble { cwd = "/", home = "/h", platform = "linux", environ = {}, profiles_dir = BASIC })
   local p = assert(assemble { workdir = "/", home = "/", platform = "linux", environ = {}, profiles_dir = BASIC })
   t.ok(not p.text:find('"//', 1, true), "no path starts with //")
-  t.ok(p.text:find('(subpath "/.git/hooks")', 1, true) and p.text:find('(literal "/.bashrc")', 1, true))
+  t.ok(p.text:find('(subpath "/.git/hooks")', 1, true) and p.text:find('(require-not (regex #"^/\\."))', 1, true))
   t.ok(p.text:find('#"^/\\.git/modules/', 1, true), "the submodule regex is anchored at /")
 end)
 

@@ -35,7 +35,11 @@ local function home_stays_closed(p, h)
   expect(p, "file-read-data", h .. "/.npmrc", "deny")
   expect(p, "file-read-data", h .. "/.bash_history", "deny")
   expect(p, "file-write-data", h .. "/.bashrc", "deny")
-  expect(p, "file-read-data", h .. "/.bashrc", "deny")
+  expect(p, "file-write-create", h .. "/.zshenv", "deny")
+  expect(p, "file-read-data", h .. "/.bashrc", "allow")  -- shells read their start-up files (40-shared/shell.sb)
+  expect(p, "file-write-create", h .. "/.newtoolrc", "deny")  -- a dot-entry no fragment names
+  expect(p, "file-write-data", h .. "/.config/newtool/settings.json", "deny")
+  expect(p, "file-write-data", h .. "/.cargo/registry/src/x/build.rs", "deny")  -- the host compiles these
   expect(p, "file-write-data", h .. "/.cargo/bin/x", "deny")
   expect(p, "file-write-create", h .. "/.local/bin/ls", "deny")
   expect(p, "file-write-data", h .. "/.claude/settings.json", "deny")
@@ -51,8 +55,31 @@ t.test("a workdir that is HOME keeps secrets unreadable and persistence paths un
     home_stays_closed(p, "/h")
     expect(p, "file-write-data", "/h/src/project/main.c", "allow")
     expect(p, "file-read-data", "/h/Documents/notes.txt", "allow")
-    expect(p, "file-write-data", "/h/.cargo/registry/index/x", "allow")  -- caches stay writable
+    expect(p, "file-write-data", "/h/.cargo/registry/index/x", "deny")  -- the host's cache: read only
+    expect(p, "file-write-data", "/h/.local/state/cordon/caches/cargo/registry/index/x", "allow")  -- the sandbox's
   end
+end)
+
+t.test("a workdir that is HOME grants none of HOME's dot-entries unless a fragment names one", function()
+  for _, platform in ipairs { "linux", "darwin" } do
+    local p = asm { platform = platform }
+    expect(p, "file-write-data", "/h/notes.txt", "allow")
+    expect(p, "file-write-create", "/h/src/new/file.c", "allow")
+    expect(p, "file-write-create", "/h/.foo", "deny")
+    expect(p, "file-write-create", "/h/.local/share/newtool/data", "deny")
+    expect(p, "file-write-data", "/h/.config/autostart/evil.desktop", "deny")
+    expect(p, "file-write-data", "/h/.cache/ruff/x", "allow")          -- a fragment names it writable
+    expect(p, "file-write-data", "/h/.local/state/cordon/caches/go-build/x", "allow")
+    expect(p, "file-write-data", "/h/.local/state/cordon/sessions.db", "deny")
+    expect(p, "file-read-data", "/h/.local/share/newtool/data", "allow")  -- read-only, not hidden
+  end
+  local d = asm { platform = "darwin" }
+  expect(d, "file-write-data", "/h/Library/Application Support/Tool/settings.json", "deny")
+  expect(d, "file-write-data", "/h/Library/LaunchAgents/evil.plist", "deny")
+  expect(d, "file-write-data", "/h/Library/Caches/typescript/x", "allow")
+  local l = asm { platform = "linux" }
+  expect(l, "file-write-data", "/h/Library/notes", "allow")  -- only macOS keeps ~/Library
+  t.ok(l.text:find('(require-not (regex #"^/h/\\."))', 1, true), "the workdir grant itself excludes them")
 end)
 
 t.test("an agent's settings stay read-only inside a HOME workdir, with or without that agent selected", function()
@@ -146,7 +173,8 @@ t.test("a workdir beside HOME needs no guard, and costs no extra parse", functio
   t.eq(#q.guarded, 0, "a project inside HOME holds no guarded path")
   local c = asm { workdir = "/h/.cargo" }
   expect(c, "file-write-data", "/h/.cargo/bin/x", "deny")
-  expect(c, "file-write-data", "/h/.cargo/registry/x", "allow")
+  expect(c, "file-write-data", "/h/.cargo/registry/x", "deny")  -- read-only in the tree: kept so
+  expect(c, "file-write-data", "/h/.cargo/mine/x", "allow")
 end)
 
 t.test("guards are deterministic and the policy still reads back", function()

@@ -25,6 +25,11 @@ local function load(extra)
   return config.load(req)
 end
 
+-- A trust-list line pinning the workdir config at `file` as it is now, for directory `dir`.
+local function pinned(file, dir)
+  return require("cordon.trust").hash(assert(sys.readfile(file))) .. " " .. dir .. "\n"
+end
+
 local function load_err(extra)
   return t.fails("config_error", load(extra))
 end
@@ -167,7 +172,7 @@ t.test("a workdir config trusted by the trust list is applied; lists append and 
   reset()
   write(ucfg, "enable: [docker]\nprofile: read-only\n")
   write(wcfg, "enable: [ssh]\nprofile: workspace-write\n")
-  write(cfgdir .. "/trusted-workdirs", "# reviewed\n" .. wd .. "\n")
+  write(cfgdir .. "/trusted-workdirs", "# reviewed\n" .. pinned(wcfg, wd))
   local r = assert(load())
   t.eq(r.files[2].trusted, true)
   t.eq(r.files[2].trust_source, "trust-list")
@@ -182,13 +187,38 @@ t.test("a listed workdir under a writable add-dirs of the user config is not tru
   sh("mkdir -p " .. q(inner) .. " && ln -sfn " .. q(parent) .. " " .. q(root .. "/parent-link"))
   write(inner .. "/.cordon.yaml", "enable: [ssh]\n")
   write(ucfg, "add-dirs: [" .. root .. "/parent-link]\n")
-  write(cfgdir .. "/trusted-workdirs", inner .. "\n")
+  write(cfgdir .. "/trusted-workdirs", pinned(inner .. "/.cordon.yaml", inner))
   local r = assert(load { workdir = inner })
   t.eq(r.files[2].trusted, false)
   t.ok(r.files[2].ignored_reason:find("inside the writable directory " .. parent, 1, true), r.files[2].ignored_reason)
   t.same(r.values.enable, {})
   r = assert(load { workdir = inner, user_config = root .. "/none.yaml", trust_list = cfgdir .. "/trusted-workdirs" })
   t.eq(r.files[2].trusted, true, "without the writable parent the list entry applies")
+end)
+
+t.test("trust is pinned to the file's content: a changed or new file is ignored until trusted again", function()
+  reset()
+  write(wcfg, "enable: [ssh]\n")
+  write(cfgdir .. "/trusted-workdirs", pinned(wcfg, wd))
+  t.eq(assert(load()).files[2].trusted, true, "the file as it was trusted")
+  write(wcfg, "enable: [ssh]\nprofile: danger-full-access\n")  -- an agent edits the trusted file
+  local r = assert(load())
+  t.eq(r.files[2].trusted, false)
+  t.eq(r.values.profile, nil, "the edit is not applied")
+  t.ok(r.files[2].ignored_reason:find("changed since you trusted it", 1, true), r.files[2].ignored_reason)
+  t.ok(r.files[2].ignored_reason:find("cordon trust " .. wd, 1, true), "says how to trust it again")
+  t.eq(r.files[2].hash, require("cordon.trust").hash("enable: [ssh]\nprofile: danger-full-access\n"),
+    "the file's hash is reported")
+  os.remove(wcfg)
+  write(wcfg, "profile: danger-full-access\n")  -- or plants a new one where a file was trusted
+  t.eq(assert(load()).files[2].trusted, false)
+  write(cfgdir .. "/trusted-workdirs", wd .. "\n")  -- an entry written before pinning trusts nothing
+  r = assert(load())
+  t.eq(r.files[2].trusted, false)
+  t.ok(r.files[2].ignored_reason:find("without the hash", 1, true), r.files[2].ignored_reason)
+  os.remove(cfgdir .. "/trusted-workdirs")
+  r = assert(load())
+  t.eq(r.files[2].hash, nil, "with no entry for the directory the file is not even read")
 end)
 
 t.test("errors in a trusted workdir config name its file", function()
@@ -201,7 +231,7 @@ end)
 t.test("the trust decision uses the canonical workdir", function()
   reset()
   write(wcfg, "enable: [ssh]\n")
-  write(cfgdir .. "/trusted-workdirs", wd .. "\n")
+  write(cfgdir .. "/trusted-workdirs", pinned(wcfg, wd))
   sh("ln -s " .. q(wd) .. " " .. q(root .. "/link"))
   local r = assert(load { workdir = root .. "/link" })
   t.eq(r.files[2].path, wcfg)

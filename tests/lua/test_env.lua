@@ -85,6 +85,49 @@ t.test("mode all passes the whole environment plus defaults", function()
   t.eq(#e.dropped, 0)
 end)
 
+t.test("the toolchain and proxy variables a developer relies on pass by default", function()
+  local environ = { GOPATH = "/h/go", GOFLAGS = "-mod=mod", GOPRIVATE = "corp.example/*", CARGO_HOME = "/h/.cargo",
+                    RUSTUP_HOME = "/h/.rustup", NODE_OPTIONS = "--max-old-space-size=4096", VIRTUAL_ENV = "/w/.venv",
+                    JAVA_HOME = "/usr/lib/jvm/java-17", CC = "clang", PKG_CONFIG_PATH = "/opt/lib/pkgconfig",
+                    http_proxy = "http://proxy:3128", HTTPS_PROXY = "http://proxy:3128", no_proxy = "localhost,.corp",
+                    NO_PROXY = "localhost", ALL_PROXY = "socks5://proxy:1080", GOPROXY = "https://proxy.golang.org,direct",
+                    PIP_INDEX_URL = "https://pypi.corp.example/simple" }
+  local e = assert(env.build { environ = environ })
+  for name, value in pairs(environ) do t.eq(e.vars[name], value, name) end
+  t.eq(#e.withheld, 0)
+end)
+
+t.test("a proxy or index URL that holds a user or password is withheld, and says how to pass it", function()
+  local environ = { https_proxy = "http://alice:s3cret@proxy:3128", HTTP_PROXY = "bob:pw@proxy:8080",
+                    PIP_INDEX_URL = "https://__token__:pypi-x@pypi.corp/simple", GOPROXY = "https://proxy,https://u:p@mirror",
+                    UV_INDEX_URL = "https://token@uv.corp/simple", no_proxy = "localhost", http_proxy = "http://proxy:3128" }
+  local e = assert(env.build { environ = environ })
+  for _, name in ipairs { "https_proxy", "HTTP_PROXY", "PIP_INDEX_URL", "GOPROXY", "UV_INDEX_URL" } do
+    t.eq(e.vars[name], nil, name .. " is withheld")
+  end
+  t.eq(e.vars.http_proxy, "http://proxy:3128", "a plain proxy URL passes")
+  t.eq(e.vars.no_proxy, "localhost")
+  local why = {}
+  for _, w in ipairs(e.withheld) do why[w.name] = w.why end
+  t.ok(why.https_proxy:find("user or password", 1, true) and why.https_proxy:find("--env-pass https_proxy", 1, true),
+    why.https_proxy)
+  e = assert(env.build { environ = environ, pass = { "https_proxy" } })
+  t.eq(e.vars.https_proxy, "http://alice:s3cret@proxy:3128", "--env-pass passes it on purpose")
+  t.ok(env.url_has_credentials("http://u@h") and not env.url_has_credentials("http://h/a@b"), "only the authority counts")
+end)
+
+t.test("a setting (the sandbox's caches) overrides every value, and the override is reported", function()
+  local environ = { PATH = "/bin", GOCACHE = "/h/.cache/go-build", CARGO_HOME = "/h/.cargo" }
+  local e = assert(env.build { environ = environ, set = { GOCACHE = "/s/go-build", CARGO_HOME = "/s/cargo" },
+                               defaults = { GOCACHE = "/d" } })
+  t.eq(e.vars.GOCACHE, "/s/go-build")
+  t.eq(e.vars.CARGO_HOME, "/s/cargo", "even a variable on the allow-list")
+  t.same(e.set, { "CARGO_HOME", "GOCACHE" })
+  t.same(e.overridden, { "CARGO_HOME" }, "GOCACHE was not passed, so nothing of the user's was replaced")
+  t.same(e.defaulted, {}, "a default never competes with a setting")
+  t.fails("invalid_request", env.build { environ = environ, set = { X = "a\0b" } })
+end)
+
 t.test("an unknown mode is an invalid request", function()
   t.fails("invalid_request", env.build { mode = "some", environ = ENVIRON })
 end)

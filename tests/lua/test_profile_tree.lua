@@ -9,7 +9,7 @@ local root = assert(os.getenv("CORDON_SOURCE_DIR"), "CORDON_SOURCE_DIR must be s
 local STAGES = { ["00"] = true, ["10"] = true, ["20"] = true, ["30"] = true, ["40"] = true,
                  ["50"] = true, ["55"] = true, ["60"] = true, ["65"] = true }
 local KEYS = { require = true, command = true, ["exec-env-default"] = true, platform = true,
-               ["app-bundle"] = true, description = true }
+               ["app-bundle"] = true, description = true, ["sandbox-cache"] = true, ["sandbox-cache-link"] = true }
 local REQUIRED = { "00-base.sb", "10-system-runtime.sb", "10-system-runtime-linux.sb", "20-network.sb",
                    "30-toolchains", "40-shared", "50-integrations-core", "55-integrations-optional",
                    "60-agents", "65-apps" }
@@ -455,7 +455,57 @@ local function last_write_rule(rules, target)
 end
 
 -- Opt-in integrations whose whole point is one such grant; docs/profiles.md documents each.
-local DOCUMENTED = { ["55-integrations-optional/npx.sb"] = { ["~/.npm/_npx"] = true } }
+local DOCUMENTED = {}
+
+-- Caches the host installs, links or runs from later without checking them again (FIELD-NOTES,
+-- "Caches that the host executes"): no fragment may grant writing them; the sandbox has its own.
+local HOST_CACHES = {
+  "~/.cache/node/corepack", "~/Library/Caches/node/corepack", "~/.npm/_cacache", "~/.npm/_npx",
+  "~/.cache/npm", "~/.pnpm-store", "~/.local/share/pnpm/store", "~/Library/pnpm/store", "~/.cache/pnpm",
+  "~/.yarn/berry/cache", "~/.cache/node-gyp", "~/.node-gyp", "~/.cache/ms-playwright",
+  "~/Library/Caches/ms-playwright", "~/.cache/Cypress", "~/.cache/puppeteer", "~/.cache/turbo", "~/.cache/prisma",
+  "~/.cache/go-build", "~/Library/Caches/go-build", "~/go/pkg/mod", "~/.cache/pip", "~/Library/Caches/pip",
+  "~/.cache/uv", "~/.cache/pypoetry", "~/.cache/pre-commit", "~/.cache/huggingface", "~/.cargo/registry",
+  "~/.cargo/registry/src", "~/.cargo/git", "~/.cache/sccache", "~/.m2/repository", "~/.m2/wrapper",
+  "~/.gradle/caches", "~/.gradle/wrapper", "~/.ivy2", "~/.sbt/boot", "~/.cache/coursier", "~/.konan",
+  "~/.clojure/.cpcache", "~/.gitlibs", "~/.nuget/packages", "~/.local/share/NuGet", "~/.hex/packages",
+  "~/.cache/rebar3", "~/.cpanm", "~/.cpan/build", "~/.cache/composer", "~/.composer/cache", "~/.bundle/cache",
+  "~/.gem/specs", "~/.local/share/gem/specs", "~/.cache/deno", "~/Library/Caches/deno", "~/.bun/install/cache",
+  "~/.cache/zig", "~/.ccache", "~/.cache/ccache", "~/.cache/bazel", "~/.cache/bazelisk", "~/.conan2/p",
+  "~/.cache/vcpkg", "~/.local/state/mise", "~/.cache/mise", "~/.cache/asdf", "~/.cache/pkgx", "~/.nvm/.cache",
+  "~/Library/Caches/org.swift.swiftpm",
+}
+
+t.test("no fragment grants writing a cache the host runs code from", function()
+  for _, f in ipairs(tree) do
+    local rules = parsed[f.name].rules or {}
+    for _, cache in ipairs(HOST_CACHES) do
+      for _, target in ipairs { cache, cache .. "/planted" } do
+        local d = last_write_rule(rules, target)
+        t.ok(not d or d.action == "deny",
+             f.name .. ":" .. (d and d.line or 0) .. ": write grant " .. (d and d.path or "") .. " reaches " .. target)
+      end
+    end
+  end
+end)
+
+t.test("every toolchain fragment that keeps a host cache read-only gives the sandbox one of its own", function()
+  local have = {}
+  for _, f in ipairs(tree) do
+    for _, m in ipairs(parsed[f.name].meta) do
+      if m.key == "sandbox-cache" then have[f.name] = true end
+    end
+  end
+  for _, name in ipairs { "30-toolchains/go.sb", "30-toolchains/node.sb", "30-toolchains/python.sb",
+                          "30-toolchains/rust.sb", "30-toolchains/java.sb", "30-toolchains/dotnet.sb",
+                          "30-toolchains/elixir.sb", "30-toolchains/perl.sb", "30-toolchains/php.sb",
+                          "30-toolchains/ruby.sb", "30-toolchains/deno.sb", "30-toolchains/bun.sb",
+                          "30-toolchains/zig.sb", "30-toolchains/native-build.sb",
+                          "30-toolchains/version-managers.sb", "30-toolchains/apple-developer.sb",
+                          "40-shared/shell.sb" } do
+    t.ok(have[name], name .. " declares no $$sandbox-cache$$")
+  end
+end)
 
 t.test("no write grant reaches a shell rc file, a bin directory on PATH or another persistence path", function()
   for _, f in ipairs(tree) do

@@ -11,8 +11,10 @@ local list = cfg .. "/trusted-workdirs"
 sh("mkdir -p " .. q(cfg) .. " " .. q(root .. "/w") .. " " .. q(root .. "/rw/inner") .. " " .. q(root .. "/rw/other"))
 sh("chmod 700 " .. q(cfg))
 
+local HASH = trust.hash("enable: [ssh]\n")  -- the workdir config the entries below pin
+
 local function decide(workdir, extra)
-  local req = { workdir = workdir, list_path = list, flag = false }
+  local req = { workdir = workdir, list_path = list, flag = false, hash = HASH }
   for k, v in pairs(extra or {}) do req[k] = v end
   return trust.decide(req)
 end
@@ -29,6 +31,44 @@ t.test("within respects path segments", function()
   t.ok(trust.within("/repo", "/repo"))
   t.ok(not trust.within("/repo", "/repo2"))
   t.ok(trust.within("/", "/x"))
+end)
+
+t.test("a pinned entry reads its hash and its directory, spaces included", function()
+  local e = assert(trust.read_list("L", HASH .. " /a b/c\n/old\n"))
+  t.eq(e[1].hash, HASH)
+  t.eq(e[1].path, "/a b/c")
+  t.eq(e[2].hash, nil, "an entry without a hash is read, and trusts nothing")
+  local _, msg = trust.read_list("L", "sha256:abc /x\n")
+  t.ok(msg:find("^config_error: L:1:1: a pinned entry is sha256:<64"), msg)
+  _, msg = trust.read_list("L", "sha256:" .. string.rep("A", 64) .. " /x\n")
+  t.ok(msg, "upper-case hex is refused: the hash is compared as text")
+end)
+
+t.test("an entry trusts only the file whose hash it pins", function()
+  write(list, HASH .. " " .. root .. "/w\n")
+  sh("chmod 600 " .. q(list))
+  t.eq(assert(decide(root .. "/w")).trusted, true)
+  local d = assert(decide(root .. "/w", { hash = trust.hash("profile: danger-full-access\n") }))
+  t.eq(d.trusted, false)
+  t.ok(d.reason:find("changed since you trusted it", 1, true) and d.reason:find("cordon trust " .. root .. "/w", 1, true),
+    d.reason)
+  d = assert(decide(root .. "/w", { hash = false }))
+  t.eq(d.trusted, false, "a file that could not be read is not trusted")
+end)
+
+t.test("an entry without a hash trusts nothing and says how to pin it", function()
+  write(list, root .. "/w\n")
+  local d = assert(decide(root .. "/w"))
+  t.eq(d.trusted, false)
+  t.ok(d.reason:find("without the hash", 1, true) and d.reason:find("cordon trust", 1, true), d.reason)
+end)
+
+t.test("rewrite replaces a directory's entries and their stamp, and keeps everything else", function()
+  local text = "# mine\n/other\n" .. trust.STAMP .. "2026-01-01\n" .. HASH .. " /w\n/w/\n"
+  t.eq(trust.rewrite(text, "/w", "NEW /w"), "# mine\n/other\nNEW /w\n")
+  t.eq(trust.rewrite(text, "/w"), "# mine\n/other\n")
+  t.eq(trust.rewrite("", "/w", "X /w"), "X /w\n")
+  t.eq(trust.rewrite(HASH .. " /w\n", "/w"), "")
 end)
 
 t.test("the trust list reads absolute directories and skips comments", function()
@@ -48,7 +88,7 @@ t.test("without a flag or a list entry the workdir is not trusted, and the reaso
   local d = assert(decide(root .. "/w"))
   t.eq(d.trusted, false)
   t.ok(d.reason:find("--trust-workdir-config", 1, true), d.reason)
-  t.ok(d.reason:find(list, 1, true), d.reason)
+  t.ok(d.reason:find("cordon trust " .. root .. "/w", 1, true), d.reason)
 end)
 
 t.test("the flag trusts the workdir for this run", function()
@@ -58,7 +98,7 @@ t.test("the flag trusts the workdir for this run", function()
 end)
 
 t.test("a trust-list entry equal to the canonical workdir trusts it", function()
-  write(list, "# mine\n" .. root .. "/w\n")
+  write(list, "# mine\n" .. HASH .. " " .. root .. "/w\n")
   sh("chmod 600 " .. q(list))
   local d = assert(decide(root .. "/w"))
   t.eq(d.trusted, true)
@@ -75,14 +115,14 @@ end)
 t.test("an entry reaching the workdir through a planted symlink does not match", function()
   -- The agent, able to write rw/, replaces a trusted name with a link to a directory it controls.
   sh("ln -s " .. q(root .. "/rw/other") .. " " .. q(root .. "/rw/trusted-name"))
-  write(list, root .. "/rw/trusted-name\n")
+  write(list, HASH .. " " .. root .. "/rw/trusted-name\n")
   local d = assert(decide(root .. "/rw/other"))
   t.eq(d.trusted, false)
   t.ok(d.reason:find("symbolic link", 1, true), d.reason)
 end)
 
 t.test("a listed workdir inside another writable root is not trusted from the list", function()
-  write(list, root .. "/rw/inner\n")
+  write(list, HASH .. " " .. root .. "/rw/inner\n")
   local d = assert(decide(root .. "/rw/inner", { writable_roots = { root .. "/rw" } }))
   t.eq(d.trusted, false)
   t.ok(d.reason:find("inside the writable directory " .. root .. "/rw", 1, true), d.reason)
@@ -91,7 +131,7 @@ t.test("a listed workdir inside another writable root is not trusted from the li
 end)
 
 t.test("a trust list writable by others is not used, and says why", function()
-  write(list, root .. "/w\n")
+  write(list, HASH .. " " .. root .. "/w\n")
   sh("chmod 666 " .. q(list))
   local d = assert(decide(root .. "/w"))
   t.eq(d.trusted, false)
@@ -109,7 +149,7 @@ t.test("a trust list in a directory writable by others is not used", function()
 end)
 
 t.test("a trust list that is a symlink is not used", function()
-  write(root .. "/elsewhere", root .. "/w\n")
+  write(root .. "/elsewhere", HASH .. " " .. root .. "/w\n")
   os.remove(list)
   sh("ln -s " .. q(root .. "/elsewhere") .. " " .. q(list))
   local d = assert(decide(root .. "/w"))

@@ -108,7 +108,7 @@ local function load_policy(opts)
     return p, function() return nil end, "darwin"
   end
   if opts.define or opts["import-dir"] then return nil, "-D and --import-dir go with --policy" end
-  local assembled, aerr = common.assemble(opts)
+  local assembled, aerr = common.assemble_policy(opts)
   if not assembled then return nil, aerr end
   local p, perr = sbpl.parse(assembled.text, "assembled", assembled.params)
   if not p then return nil, "the assembled policy does not parse: " .. tostring(perr) end

@@ -5,6 +5,7 @@
 --   local opts, err = args.parse(argv, first, common.spec_with { { "json", help = "…" } })
 --   local req, err = common.request(opts)          -- nil, "message" on bad input
 --   local policy, err = require("cordon.assemble").assemble(req)
+--   common.assemble(opts) is what `run` uses: it also makes the sandbox caches ready.
 --
 -- Option names match the Lua API with `_` for `-` (`--add-dirs-ro` is `add_dirs_ro`).
 local M = {}
@@ -20,8 +21,10 @@ M.spec = {
     help = "enabled or restricted (default: the profile's; enabled when no profile or mode is given)" },
   { "enable", value = true, list = true, metavar = "A,B",
     help = "optional integrations to include; also all-agents, all-apps" },
-  { "add-dirs-ro", value = true, list = true, metavar = "PATH", help = "grant read access to PATH (one path each)" },
-  { "add-dirs", value = true, list = true, metavar = "PATH", help = "grant read/write access to PATH (one path each)" },
+  { "add-dirs-ro", value = true, list = true, metavar = "PATH",
+    help = "grant read access to PATH, and running what it holds (one path each)" },
+  { "add-dirs", value = true, list = true, metavar = "PATH",
+    help = "grant read/write access to PATH, and running what it holds (one path each)" },
   { "append-profile", value = true, list = true, metavar = "FILE",
     help = "append an SBPL (.sb) or Lua (.lua) profile after everything else" },
   { "profiles-dir", value = true, metavar = "DIR", help = "use the fragment tree in DIR instead of the built-in one" },
@@ -75,20 +78,32 @@ function M.request(opts)
   }
 end
 
--- Convenience: options -> assembled policy (cordon.assemble's table), or nil, "message", code.
-function M.assemble(opts)
+-- Options -> assembled policy (cordon.assemble's table), or nil, "message", code. Nothing is written.
+function M.assemble_policy(opts)
   local req, err, code = M.request(opts)
   if not req then return nil, err, code end
   return require("cordon.assemble").assemble(req)
 end
 
+-- What `run` executes: the assembled policy, with what it needs on disk made ready (the sandbox's own
+-- caches: Landlock grants only paths that exist). A dry run writes nothing.
+function M.assemble(opts)
+  local policy, err, code = M.assemble_policy(opts)
+  if not policy then return nil, err, code end
+  if not opts["dry-run"] then
+    local ok, perr, pcode = policy:prepare()
+    if not ok then return nil, perr, pcode end
+  end
+  return policy
+end
+
 -- For commands whose only words are options and `-- CMD` (policy, explain): refuses a stray word,
--- then assembles.
+-- then assembles; nothing is written.
 function M.assemble_command(opts)
   if #opts.positional > 0 then
     return nil, "unexpected argument '" .. opts.positional[1] .. "' (a command goes after --)"
   end
-  return M.assemble(opts)
+  return M.assemble_policy(opts)
 end
 
 return M

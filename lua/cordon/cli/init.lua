@@ -12,6 +12,7 @@ M.commands = {
   { "check", "decide whether an operation would be allowed, and by which rule" },
   { "lint", "report mistakes in SBPL files" },
   { "profiles", "list stages, integrations, agents and apps of the profile tree" },
+  { "trust", "trust a workdir's .cordon.yaml as it is now; list or revoke trusted directories" },
   { "session", "keep an execution boundary across commands" },
   { "repl", "an interactive Lua prompt with cordon loaded" },
   { "version", "print the version" },

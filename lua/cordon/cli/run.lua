@@ -135,6 +135,7 @@ function M.run(argv, first)
     policy = { text = policy.text, params = policy.params },
     best_effort = opts["best-effort"],
     shared_tmp = opts["shared-tmp"],
+    git_safe_keys = linux and policy:git_safe_keys() or nil,
     limits = limits,
     pass_fds = pass_fds,
   }

@@ -1,11 +1,13 @@
 /* src/backend/linux/compile.c — policy IR + permission profile → Linux plan (the entry point).
  *
  * Rules, in the order that gives the profile its meaning (DESIGN.md: deny wins):
- *   1. the profile's read and write entries, and the run's own /proc and /dev/shm (synthetic allows; any
- *      later policy rule overrides them);
- *   2. the policy's file rules (IR), as written;
- *   3. the profile's deny entries (secrets), then protected metadata under every writable root
- *      (synthetic denies, last, so they win).
+ *   1. the run's own devices, /proc and /dev/shm (synthetic allows; any later policy rule overrides them),
+ *      and, for a compile from the profile alone, the profile's read and write entries;
+ *   2. the policy's file rules (IR), as written: an assembled policy carries the profile's section
+ *      itself (with HOME's dot-entries cut out of a writable root that holds HOME), so with a policy the
+ *      policy alone decides the files, as the Seatbelt backend runs it;
+ *   3. for a compile from the profile alone, its deny entries (secrets), then protected metadata under
+ *      every writable root (synthetic denies, last, so they win); then the plan cache.
  * Then walk.c turns rules into Landlock rules and the view, view_plan.c completes the view, and every
  * rule that names a write class or connecting to a unix socket is handed to the gate (gate.h), which
  * decides those exactly while the command runs. Which paths are dangerous is the policy's business
@@ -140,7 +142,10 @@ static cordon_lx_status build(lx_compiler *cc, cordon_buf *msg) {
   /* The run's procfs shows only its own processes: a grant on /proc/self would land on one process's
    * directory, so /proc is readable whole. Ahead of the policy, so a deny it writes under /proc wins. */
   ok = ok && add_rule_and_node(cc, CORDON_ALLOW, CORDON_LX_READ, "/proc", true, "built-in: the run's own procfs");
-  for (size_t i = 0; ok && i < res.count; i++) {
+  /* With a policy, the profile's entries are already in it: adding them again would grant what the policy
+   * cut out of them (HOME's dot-entries). */
+  size_t entries = in->policy ? 0 : res.count;
+  for (size_t i = 0; ok && i < entries; i++) {
     const cordon_resolved_entry *e = &res.items[i];
     if (e->access == CORDON_ACCESS_DENY) continue;
     unsigned classes = CORDON_LX_READ | CORDON_LX_EXEC | (e->access == CORDON_ACCESS_WRITE ? CORDON_LX_MODIFY : 0);
@@ -149,7 +154,7 @@ static cordon_lx_status build(lx_compiler *cc, cordon_buf *msg) {
     ok = add_rule_and_node(cc, CORDON_ALLOW, classes, e->path, e->match == CORDON_ENTRY_SUBTREE, src);
   }
   if (ok && in->policy) ok = lx_rules_add_policy(&cc->rules, in->policy);
-  for (size_t i = 0; ok && i < res.count; i++) {
+  for (size_t i = 0; ok && i < entries; i++) {
     const cordon_resolved_entry *e = &res.items[i];
     if (e->access != CORDON_ACCESS_DENY) continue;
     snprintf(src, sizeof src, "profile: deny %s", e->path);
@@ -159,7 +164,7 @@ static cordon_lx_status build(lx_compiler *cc, cordon_buf *msg) {
   char cache[CORDON_PATH_MAX];
   if (ok && cordon_lx_cache_root(in->ctx, cache, sizeof cache))
     ok = add_rule_and_node(cc, CORDON_DENY, CORDON_LX_MODIFY, cache, true, "built-in: the plan cache");
-  for (size_t i = 0; ok && i < res.count; i++)
+  for (size_t i = 0; ok && i < entries; i++)
     /* protected metadata belongs to workspaces, not to the temporary directories */
     if (res.items[i].access == CORDON_ACCESS_WRITE && res.items[i].match == CORDON_ENTRY_SUBTREE &&
         res.items[i].special != CORDON_SPECIAL_TMPDIR && res.items[i].special != CORDON_SPECIAL_SLASH_TMP)

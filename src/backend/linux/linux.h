@@ -45,10 +45,12 @@ cordon_lx_status cordon_lx_check(const cordon_lx_probe_result *pr, unsigned min_
 
 /* --- compile (compile.c) -------------------------------------------------------------------------- */
 typedef struct {
-  const cordon_policy *policy;     /* the assembled policy's IR, or NULL: compile from the profile alone */
+  const cordon_policy *policy;     /* the assembled policy's IR, which alone decides the files (it carries
+                                      the profile's section), or NULL: compile from the profile alone */
   const char *const *params;       /* -D parameters: name, value, name, value, …; may be NULL */
   size_t nparams;                  /* number of pairs */
-  const cordon_profile *profile;   /* the effective permission profile (required) */
+  const cordon_profile *profile;   /* the effective permission profile (required): its kind and network;
+                                      its entries only without a policy */
   const cordon_profile_ctx *ctx;   /* where its specials resolve (required) */
   bool best_effort;                /* --best-effort: accept any Landlock ABI >= 1 */
   bool shared_tmp;                 /* --shared-tmp: the host's /tmp and /dev/shm, not the run's own */
