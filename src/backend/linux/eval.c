@@ -424,7 +424,10 @@ static void report(lx_xrule *x, const char *path, cordon_lx_plan *notes) {
                       x->action == CORDON_DENY ? "matching: denied there" : "not matching: not granted");
 }
 
-static bool decide_class(lx_rules *rs, int c, const char *path, bool interior, cordon_lx_plan *notes) {
+/* `why` (may be NULL) receives the rule that decided, NULL when none on the chain did. */
+static bool decide_class(lx_rules *rs, int c, const char *path, bool interior, cordon_lx_plan *notes,
+                         const lx_xrule **why) {
+  if (why) *why = NULL;
   for (int l = 0; l < LX_LEVELS && chains[c][l]; l++) {
     const size_t *idx = rs->index[c][l];
     size_t n = rs->nindex[c][l];
@@ -439,13 +442,17 @@ static bool decide_class(lx_rules *rs, int c, const char *path, bool interior, c
       size_t id = idx[k];
       if (rs->memo[id] == 0xff) rs->memo[id] = (unsigned char)rule_matches(rs, x, path, interior);
       tri t = (tri)rs->memo[id];
-      if (t == T_YES) return x->action == CORDON_ALLOW;
-      if (t == T_UNKNOWN) {
-        report(x, path, notes);
-        if (x->action == CORDON_DENY) return false;
+      if (t == T_YES || (t == T_UNKNOWN && x->action == CORDON_DENY)) {
+        if (t == T_UNKNOWN) report(x, path, notes);
+        if (why) *why = x;
+        return x->action == CORDON_ALLOW;
       }
+      if (t == T_UNKNOWN) report(x, path, notes);
     }
-    if (fallback) return fallback->action == CORDON_ALLOW;
+    if (fallback) {
+      if (why) *why = fallback;
+      return fallback->action == CORDON_ALLOW;
+    }
   }
   return true;  /* no rule on the whole chain, not even default */
 }
@@ -454,15 +461,36 @@ unsigned lx_decide(lx_rules *rs, const char *path, bool interior, cordon_lx_plan
   unsigned out = 0;
   lx_pindex_prime(rs, path);
   for (int c = 0; c < LX_FILE_CLASSES; c++)
-    if (decide_class(rs, c, path, interior, notes)) out |= 1u << c;
+    if (decide_class(rs, c, path, interior, notes, NULL)) out |= 1u << c;
   return out;
 }
 
-bool lx_decide_connect(lx_rules *rs, const char *path, cordon_lx_plan *notes) {
+bool lx_decide_why(lx_rules *rs, unsigned cls, const char *path, const lx_xrule **why) {
+  int c = 0;
+  while (c < LX_FILE_CLASSES - 1 && !(cls & (1u << c))) c++;
+  lx_pindex_prime(rs, path);
+  return decide_class(rs, c, path, false, NULL, why);
+}
+
+bool lx_decide_connect_why(lx_rules *rs, const char *path, cordon_lx_plan *notes, const lx_xrule **why) {
   /* the memo is per probe and filled under this mode: the next lx_decide primes it afresh */
   rs->connect_probe = true;
   lx_pindex_prime(rs, path);
-  bool allowed = decide_class(rs, LX_CONNECT, path, false, notes);
+  bool allowed = decide_class(rs, LX_CONNECT, path, false, notes, why);
   rs->connect_probe = false;
   return allowed;
 }
+
+bool lx_decide_connect(lx_rules *rs, const char *path, cordon_lx_plan *notes) {
+  return lx_decide_connect_why(rs, path, notes, NULL);
+}
+
+static bool filter_names_path(const cordon_filter *f) {
+  if (f->kind == CORDON_F_PATH) return f->nargs == 1;
+  if (f->kind == CORDON_F_NOT) return false;  /* "anything but P" names no socket */
+  for (size_t i = 0; i < f->nchildren; i++)
+    if (filter_names_path(f->children[i])) return true;
+  return false;
+}
+
+bool lx_rule_names_path(const lx_xrule *x) { return x->path || (x->filter && filter_names_path(x->filter)); }
