@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -56,11 +57,27 @@ int caller_bytes(gate_call *c, uint64_t addr, void *out, size_t n) {
 
 int caller_pidfd(gate_call *c) {
   if (c->pidfd >= 0) return c->pidfd;
-  int fd = (int)syscall(SYS_pidfd_open, c->pid, 0);
-  if (fd < 0 && errno == EINVAL) fd = (int)syscall(SYS_pidfd_open, c->pid, PIDFD_THREAD);
+  /* the calling thread's own: its descriptor table may not be its process's (unshare(CLONE_FILES)) */
+  int fd = (int)syscall(SYS_pidfd_open, c->pid, PIDFD_THREAD);
+  if (fd < 0 && errno == EINVAL) {
+    /* before Linux 6.9 only a process has a pidfd: its table, checked against the thread's in caller_fd */
+    fd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+    if (fd < 0 && caller_status(c) == 0) {
+      fd = (int)syscall(SYS_pidfd_open, c->tgid, 0);
+      c->pidfd_of_process = fd >= 0;
+    }
+  }
   if (fd < 0) return errno == ESRCH ? -ESRCH : -EPERM;
   c->pid_used = true;
   return c->pidfd = fd;
+}
+
+/* Whether descriptor `fd` of the calling thread is the open file `d` (a process pidfd stood in for it). */
+static bool same_as_thread_fd(gate_call *c, int fd, int d) {
+  char p[64];
+  struct stat a, b;
+  snprintf(p, sizeof p, "%d/fd/%d", (int)c->pid, fd);
+  return fstatat(c->g->proc_fd, p, &a, 0) == 0 && fstat(d, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 int caller_fd(gate_call *c, int fd) {
@@ -69,6 +86,10 @@ int caller_fd(gate_call *c, int fd) {
   if (pfd < 0) return pfd;
   int d = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
   if (d < 0) return errno == EBADF ? -EBADF : errno == ESRCH ? -ESRCH : errno == EMFILE ? -EMFILE : -EPERM;
+  if (c->pidfd_of_process && !same_as_thread_fd(c, fd, d)) {
+    close(d);
+    return -EPERM;  /* a thread with a table of its own, on a kernel without thread pidfds: fail closed */
+  }
   return d;
 }
 

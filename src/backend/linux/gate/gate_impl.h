@@ -59,6 +59,7 @@ typedef struct {
   int nr;
   uint64_t args[6];
   int pidfd;                 /* -1 until caller_pidfd */
+  bool pidfd_of_process;     /* the pidfd is the caller's process's, not its thread's (before Linux 6.9) */
   bool pid_used;             /* something was looked up by pid since the last validity check */
   int result_fd;             /* with GATE_FD_RESULT: the descriptor to install (owned) */
   bool result_cloexec;
