@@ -193,7 +193,8 @@ enum { GIT_MKDIR, GIT_MKFILE, GIT_SYMLINK, GIT_LINK, GIT_RENAME_FILE, GIT_RENAME
  * onto GIT_CONFIG / GIT_TODO is git_replace's to decide, and a directory moved into a git directory is
  * git_tree_ok's; this answers only for what the name itself may be. */
 const char *git_create_refusal(cordon_lx_gate *g, int dir, const char *dpath, const char *name, int how, git_kind *kind);
-enum { GIT_WRITE, GIT_CHMOD, GIT_REMOVE, GIT_MOVE_AWAY, GIT_LINK_FROM, GIT_REPLACE };
+/* GIT_CHMOD_EXEC: a chmod changing execute bits only (git init's probe of core.filemode does it to config). */
+enum { GIT_WRITE, GIT_CHMOD, GIT_CHMOD_EXEC, GIT_REMOVE, GIT_MOVE_AWAY, GIT_LINK_FROM, GIT_REPLACE };
 /* The git rule refusing `op` on the existing `name` in `dir`, or NULL; *kind (may be NULL) its kind. */
 const char *git_existing_refusal(cordon_lx_gate *g, int dir, const char *dpath, const char *name, const struct stat *st,
                                  int op, git_kind *kind);

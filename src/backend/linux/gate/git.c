@@ -153,7 +153,8 @@ const char *git_existing_refusal(cordon_lx_gate *g, int dir, const char *dpath, 
   if (kind) *kind = k;
   switch (k) {
   case GIT_HOOK: return HOOK_OLD;
-  case GIT_CONFIG: return op == GIT_REPLACE ? NULL : CONFIG;
+  /* execute bits on a config mean nothing to git, and git init flips one to learn core.filemode */
+  case GIT_CONFIG: return op == GIT_REPLACE || op == GIT_CHMOD_EXEC ? NULL : CONFIG;
   case GIT_TODO: return op == GIT_REPLACE || op == GIT_REMOVE ? NULL : TODO;
   case GIT_HOOKS_DIR:
     if (op != GIT_REMOVE && op != GIT_MOVE_AWAY && op != GIT_REPLACE) return NULL;

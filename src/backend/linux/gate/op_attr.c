@@ -13,6 +13,10 @@
 #define SYS_fchmodat2 452
 #endif
 
+static int chmod_op(const struct stat *st, unsigned mode) {
+  return ((mode ^ st->st_mode) & 07777 & ~0111u) == 0 ? GIT_CHMOD_EXEC : GIT_CHMOD;
+}
+
 /* Resolves an existing object the operation follows to (unless `nofollow`). */
 static int resolve_existing(gate_call *c, int dirfd, uint64_t addr, bool nofollow, bool empty_ok, gate_path *p) {
   char path[GATE_PATH_MAX];
@@ -58,7 +62,7 @@ long gate_op_chmod(gate_call *c, int dirfd, uint64_t path_addr, unsigned mode, i
   gate_path p;
   char path[GATE_PATH_MAX], self[32];
   long r = resolve_existing(c, dirfd, path_addr, flags & AT_SYMLINK_NOFOLLOW, flags & AT_EMPTY_PATH, &p);
-  if (r == 0) r = gate_may_change(c, &p, CORDON_LX_WRITE, GIT_CHMOD, "chmod", path);
+  if (r == 0) r = gate_may_change(c, &p, CORDON_LX_WRITE, chmod_op(&p.st, mode), "chmod", path);
   if (r == 0) {
     if (S_ISLNK(p.st.st_mode) && p.kind == GP_NAME)  /* AT_SYMLINK_NOFOLLOW on a link: the kernel's answer */
       r = syscall(SYS_fchmodat2, p.dir, p.name, mode, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno == ENOSYS ? -EOPNOTSUPP : -errno;
@@ -81,7 +85,7 @@ long gate_op_fchmod(gate_call *c, int fd, unsigned mode) {
   char path[GATE_PATH_MAX];
   long r = fstat(p.obj, &p.st) == 0 ? 0 : -errno;
   if (r == 0 && !gate_still_valid(c)) r = -EINTR;
-  if (r == 0) r = gate_may_change(c, &p, CORDON_LX_WRITE, GIT_CHMOD, "chmod", path);
+  if (r == 0) r = gate_may_change(c, &p, CORDON_LX_WRITE, chmod_op(&p.st, mode), "chmod", path);
   if (r == 0) r = fchmod(p.obj, (mode_t)mode) == 0 ? 0 : -errno;
   gate_path_close(&p);
   return r;
