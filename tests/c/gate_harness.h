@@ -47,6 +47,7 @@ typedef struct {
 } gh_env;
 
 static const char *gh_user = "root";
+static const char *gh_base = GH_TESTS_DIR;  /* where scratch trees go (the benchmark takes a tmpfs) */
 
 static inline void gh_die(const char *what) {
   fprintf(stderr, "harness: %s: %s\n", what, strerror(errno));
@@ -127,8 +128,8 @@ static const char *const gh_safe_keys[] = {
 static inline void gh_setup(gh_env *e) {
   memset(e, 0, sizeof *e);
   e->user = gh_user;
-  mkdir(GH_TESTS_DIR, 01777);
-  snprintf(e->root, sizeof e->root, GH_TESTS_DIR "/gate-%s.XXXXXX", gh_user);
+  mkdir(gh_base, 01777);
+  snprintf(e->root, sizeof e->root, "%s/gate-%s.XXXXXX", gh_base, gh_user);
   if (!mkdtemp(e->root)) gh_die("mkdtemp");
   snprintf(e->w, sizeof e->w, "%s/w", e->root);
   snprintf(e->outside, sizeof e->outside, "%s/outside", e->root);
@@ -356,8 +357,8 @@ static inline int gh_main(int (*group)(void)) {
     struct passwd *pw = getpwuid(geteuid());
     return gh_run_as(group, pw ? pw->pw_name : "nobody");
   }
-  mkdir(GH_TESTS_DIR, 01777);
-  chmod(GH_TESTS_DIR, 01777);
+  mkdir(gh_base, 01777);
+  chmod(gh_base, 01777);
   if (!getpwnam("cordontest")) (void)system("useradd -M -s /bin/sh cordontest >/dev/null 2>&1");
   int failed = gh_run_as(group, "root");
   if (!getpwnam("cordontest")) {

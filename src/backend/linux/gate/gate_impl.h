@@ -153,8 +153,11 @@ int gate_fd_path(const cordon_lx_gate *g, int fd, char *out, size_t cap);
 int gate_join_path(const cordon_lx_gate *g, int dir, const char *name, char *out, size_t cap);
 /* Splits a full path: its directory's path into `dpath`, its last name returned (pointing into `path`). */
 const char *gate_split_path(const char *path, char dpath[GATE_PATH_MAX]);
-/* "/proc/self/fd/N" for reopening `fd` as what was resolved. */
+/* "/proc/self/fd/N": `fd` by a path, for the calls that take one (truncate, chmod, linkat, connect). */
 void gate_self_path(int fd, char out[32]);
+/* Opens what the O_PATH descriptor `fd` is, anew, with `flags` (through /proc/self/fd): what was
+ * decided is what is opened. Thread-safe. */
+int gate_reopen(const cordon_lx_gate *g, int fd, int flags);
 
 /* --- decide.c -------------------------------------------------------------------------------------- */
 /* The last check before acting: the notification is still pending (gate_id_valid), so everything read

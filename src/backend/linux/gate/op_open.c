@@ -83,9 +83,7 @@ static long open_existing(gate_call *c, const gate_path *p, int flags, bool writ
     gate_job job = {.kind = JOB_OPEN, .fd = fd, .keep = -1, .flags = reopen_flags(flags), .cloexec = (flags & O_CLOEXEC) != 0};
     return gate_defer(c, &job);
   }
-  char self[32];
-  gate_self_path(p->obj, self);
-  return result_fd(c, open(self, reopen_flags(flags)), flags);
+  return result_fd(c, gate_reopen(c->g, p->obj, reopen_flags(flags)), flags);
 }
 
 long gate_op_open(gate_call *c, int dirfd, uint64_t path_addr, int flags, unsigned mode) {

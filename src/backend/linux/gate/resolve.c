@@ -41,6 +41,12 @@ static bool is_proc_root(int fd) {
 
 void gate_self_path(int fd, char out[32]) { snprintf(out, 32, "/proc/self/fd/%d", fd); }
 
+int gate_reopen(const cordon_lx_gate *g, int fd, int flags) {
+  char name[16];
+  snprintf(name, sizeof name, "%d", fd);
+  return openat(g->self_fd, name, flags);  /* one lookup below the directory opened at start */
+}
+
 int gate_fd_path(const cordon_lx_gate *g, int fd, char *out, size_t cap) {
   char name[16];
   snprintf(name, sizeof name, "%d", fd);

@@ -114,10 +114,8 @@ static void run(gate_pool *p, job *jb, timer_t timer, bool have_timer) {
   long r;
   int fd = -1;
   if (jb->j.kind == JOB_OPEN) {
-    char self[32];
-    gate_self_path(jb->j.fd, self);
     for (;;) {
-      fd = open(self, jb->j.flags);
+      fd = gate_reopen(p->g, jb->j.fd, jb->j.flags);
       r = fd < 0 ? -errno : 0;
       if (r != -EINTR || !go_on(p, jb->id)) break;
     }
