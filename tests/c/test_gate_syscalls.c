@@ -191,13 +191,125 @@ static void openat2_is_answered_enosys_so_every_libc_falls_back_to_openat(void *
   gh_teardown(&e);
 }
 
+static long ia32_open(const char *path, int flags) {
+  long r;
+  __asm__ volatile("int $0x80" : "=a"(r) : "a"(5L /* ia32 open */), "b"(path), "c"((long)flags), "d"(0644L) : "memory");
+  return r;
+}
+
+static void do_ia32(gh_env *e, void *arg) {
+  (void)arg;
+  char *low = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+  snprintf(low, 4096, "%s/ia32", e->w);
+  gh_check(ia32_open(low, O_WRONLY | O_CREAT) == -ENOSYS, "an ia32 open is answered ENOSYS");
+}
+
+static void a_call_from_another_architecture_is_answered_enosys(void **state) {
+  (void)state;
+  gh_env e;
+  gh_setup(&e);
+  assert_int_equal(gh_run(&e, do_ia32, NULL), 0);
+  assert_false(gh_exists(gh_path(&e, "w/ia32")));
+  gh_teardown(&e);
+}
+
+static void do_many_refusals(gh_env *e, void *arg) {
+  (void)arg;
+  for (int i = 0; i < 150; i++) {
+    char p[600];
+    snprintf(p, sizeof p, "%s/n%03d", e->outside, i);
+    gh_check(open(p, O_WRONLY | O_CREAT, 0644) < 0 && errno == EPERM, "refused");
+    gh_check(open(p, O_WRONLY | O_CREAT, 0644) < 0 && errno == EPERM, "refused again");
+  }
+}
+
+static void refusals_are_reported_once_per_path_and_at_most_a_hundred_lines_a_run(void **state) {
+  (void)state;
+  gh_env e;
+  gh_setup(&e);
+  assert_int_equal(gh_run(&e, do_many_refusals, NULL), 0);
+  int lines = 0;
+  for (const char *p = e.msgs; (p = strchr(p, '\n')); p++) lines++;
+  assert_int_equal(lines, 100);
+  assert_non_null(strstr(e.msgs, "/outside/n000: "));
+  assert_null(strstr(strstr(e.msgs, "/outside/n000: ") + 1, "/outside/n000: "));
+  assert_non_null(strstr(e.msgs, "/outside/n099: the policy denies file-write-create here; grant it with --add-dirs or "
+                                 "in a profile, or do it outside the sandbox (test:1 (deny default)); further refusals "
+                                 "are not reported\n"));
+  assert_null(strstr(e.msgs, "/outside/n100"));
+  gh_teardown(&e);
+}
+
+/* --- a caller that made itself non-dumpable (ssh-agent and gpg-agent do) ---------------------------- */
+static const char *self_exe;
+
+static void do_exec_nondumpable(gh_env *e, void *arg) {
+  (void)arg;
+  char target[600];
+  snprintf(target, sizeof target, "%s/nondumpable", e->w);
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl(self_exe, self_exe, "--nondumpable-create", target, (char *)NULL);
+    _exit(90);
+  }
+  int st;
+  waitpid(pid, &st, 0);
+  gh_check(WIFEXITED(st), "the helper ran");
+  if (arg == NULL) gh_check(WEXITSTATUS(st) == 0, "served although not dumpable");
+  else gh_check(WEXITSTATUS(st) == 3, "refused with EPERM (%d)", WEXITSTATUS(st));
+}
+
+/* The helper, exec'd under the gate: its memory now belongs to the run's user namespace. */
+static int nondumpable_create(const char *path) {
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  int fd = open(path, O_WRONLY | O_CREAT, 0644);
+  return fd >= 0 ? 0 : errno == EPERM ? 3 : 4;
+}
+
+static void a_non_dumpable_caller_is_served_with_the_gates_ptrace_capability(void **state) {
+  (void)state;
+  gh_env e;
+  gh_setup(&e);
+  assert_int_equal(gh_run(&e, do_exec_nondumpable, NULL), 0);
+  assert_true(gh_exists(gh_path(&e, "w/nondumpable")));
+  gh_teardown(&e);
+}
+
+static void without_that_capability_a_non_dumpable_caller_is_refused_and_nothing_is_done(void **state) {
+  (void)state;
+  gh_env e;
+  gh_setup(&e);
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    gh_keep_caps(0);  /* a gate that lost CAP_SYS_PTRACE: it cannot read the caller, so it refuses */
+    _exit(gh_run(&e, do_exec_nondumpable, (void *)1));
+  }
+  int st;
+  waitpid(pid, &st, 0);
+  assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  assert_false(gh_exists(gh_path(&e, "w/nondumpable")));
+  gh_teardown(&e);
+}
+
 static int group(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_gated_syscall_is_performed_where_the_plan_allows_writing),
       cmocka_unit_test(every_gated_syscall_is_refused_where_the_plan_does_not_allow_it),
       cmocka_unit_test(openat2_is_answered_enosys_so_every_libc_falls_back_to_openat),
+      cmocka_unit_test(a_call_from_another_architecture_is_answered_enosys),
+      cmocka_unit_test(refusals_are_reported_once_per_path_and_at_most_a_hundred_lines_a_run),
+      cmocka_unit_test(a_non_dumpable_caller_is_served_with_the_gates_ptrace_capability),
+      cmocka_unit_test(without_that_capability_a_non_dumpable_caller_is_refused_and_nothing_is_done),
   };
   return cmocka_run_group_tests_name(gh_user, tests, NULL, NULL);
 }
 
-int main(void) { return gh_main(group); }
+int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "--nondumpable-create") == 0) return nondumpable_create(argv[2]);
+  static char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[n > 0 ? n : 0] = '\0';
+  self_exe = exe;
+  return gh_main(group);
+}
