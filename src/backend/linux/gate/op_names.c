@@ -13,6 +13,7 @@
 int gate_with_umask(gate_call *c) {
   int rc = caller_status(c);
   if (rc < 0) return rc;
+  if (!gate_still_valid(c)) return -EINTR;  /* the umask read by pid was the caller's */
   return (int)umask((mode_t)c->umask);
 }
 

@@ -70,6 +70,7 @@ static long open_existing(gate_call *c, const gate_path *p, int flags, bool writ
     if ((flags & O_DIRECTORY) && !S_ISDIR(p->st.st_mode)) return -ENOTDIR;
     return result_fd(c, fcntl(p->obj, F_DUPFD_CLOEXEC, 0), flags);
   }
+  if (writes && S_ISDIR(p->st.st_mode)) return -EISDIR;  /* the kernel's answer comes before any decision */
   if (writes) {
     int mode = p->fdlink_flags;
     bool already = p->kind == GP_MAGIC && mode >= 0 && !(mode & O_PATH) && (mode & O_ACCMODE) != O_RDONLY;

@@ -55,14 +55,16 @@ void gate_bound_free(gate_bound *b) {
   free(b);
 }
 
+/* The identity of `name` in `dir`, or of `dir` itself for name "" (an O_PATH descriptor). */
 static bool identify(int dir, const char *name, identity *id) {
+  int flags = AT_SYMLINK_NOFOLLOW | (name[0] ? 0 : AT_EMPTY_PATH);
   struct stat st;
-  if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return false;
+  if (fstatat(dir, name, &st, flags) != 0) return false;
   memset(id, 0, sizeof *id);
   id->dev = st.st_dev, id->ino = st.st_ino;
   struct gate_statx sx;
   memset(&sx, 0, sizeof sx);
-  if (syscall(SYS_statx, dir, name, AT_SYMLINK_NOFOLLOW, GATE_STATX_BTIME, &sx) == 0 && (sx.mask & GATE_STATX_BTIME))
+  if (syscall(SYS_statx, dir, name, flags, GATE_STATX_BTIME, &sx) == 0 && (sx.mask & GATE_STATX_BTIME))
     id->has_btime = true, id->bsec = sx.btime.sec, id->bnsec = sx.btime.nsec;
   return true;
 }
@@ -196,7 +198,7 @@ long gate_op_connect(gate_call *c, int fd, uint64_t addr, uint64_t len) {
     r = p.kind == GP_NAME ? gate_join_path(c->g, p.dir, p.name, full, sizeof full)
                           : gate_fd_path(c->g, p.obj, full, sizeof full);
     if (r < 0) goto out;
-    bool mine = p.kind == GP_NAME && identify(p.dir, p.name, &id) && bound_here(c->g->bound, &id);
+    bool mine = identify(p.obj, "", &id) && bound_here(c->g->bound, &id);
     if (!mine && !gate_policy_connect(c, full)) {
       r = -EACCES;
       goto out;
