@@ -44,6 +44,13 @@ static void do_git_works(gh_env *e, void *arg) {
   gh_check(sh_in_child(GIT_ENV "cd proj && git rebase -q --exec true HEAD~1 2>/dev/null", w, w) != 0,
            "git rebase --exec is refused: its exec lines would run later, outside");
   (void)sh_in_child(GIT_ENV "cd proj && git rebase --abort 2>/dev/null", w, w);
+  gh_check(sh_in_child(GIT_ENV "cd proj && GIT_SEQUENCE_EDITOR=\"sh -c 'cat \\$0 > \\$0.new && cat \\$0.new > \\$0'\" "
+                               "git rebase -q -i HEAD~2 2>/dev/null", w, w) != 0,
+           "a sequence editor that writes the todo list in place is refused");
+  (void)sh_in_child(GIT_ENV "cd proj && git rebase --abort 2>/dev/null", w, w);
+  gh_check(sh_in_child(GIT_ENV "cd proj && git checkout -q -b picks HEAD~2 && git cherry-pick main~1 main && "
+                               "test -f c && git checkout -q main && git branch -qD picks", w, w) == 0,
+           "git cherry-pick of two commits (sequencer/todo)");
   gh_check(sh_in_child(GIT_ENV "cd proj && git worktree add -q ../wt -b wtb && cd ../wt && echo e > e && git add e && "
                                "git commit -qm five", w, w) == 0, "git worktree add, commit there");
   gh_check(sh_in_child(GIT_ENV "git clone -q %s clone && cd clone && test -f readme && git " FILEPROTO
