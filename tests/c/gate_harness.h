@@ -316,8 +316,8 @@ static inline int gh_run(gh_env *e, gh_child_fn fn, void *arg) { return gh_run_m
 
 /* As a run does: a user namespace mapping the user to itself, and only CAP_SYS_PTRACE kept in it (init's
  * one capability; gh_run's child drops it too, as the command does). Without it the gate could not read
- * a caller that is not dumpable (gh_exec_self tests one: a non-dumpable process's memory belongs to the
- * user namespace it exec'd in). */
+ * a caller that is not dumpable (test_gate_syscalls.c execs one: a process's memory belongs to the user
+ * namespace it exec'd in). */
 static inline void gh_enter_userns(void) {
   uid_t uid = geteuid();
   gid_t gid = getegid();

@@ -84,7 +84,7 @@ long gate_dispatch(gate_call *c);
 typedef enum {
   GIT_PLAIN = 0,   /* no git rule names it */
   GIT_CONFIG,      /* config or config.worktree in a git directory */
-  GIT_TODO,        /* rebase-merge/git-rebase-todo or sequencer/todo in a git directory */
+  GIT_SEQUENCER_LIST,        /* rebase-merge/git-rebase-todo or sequencer/todo in a git directory */
   GIT_HOOK,        /* a name in a git directory's hooks/ that does not end in .sample */
   GIT_HOOKS_DIR,   /* the name hooks in a git directory */
   GIT_PIECE,       /* objects, refs, HEAD or commondir in a directory that is not a git directory */
@@ -193,7 +193,7 @@ bool git_name_sample(const char *name);
 
 enum { GIT_MKDIR, GIT_MKFILE, GIT_SYMLINK, GIT_LINK, GIT_RENAME_FILE, GIT_RENAME_DIR };
 /* The git rule refusing to create `name` in `dir` the way `how` says, or NULL when none does. A rename
- * onto GIT_CONFIG / GIT_TODO is git_replace's to decide, and a directory moved into a git directory is
+ * onto GIT_CONFIG / GIT_SEQUENCER_LIST is git_replace's to decide, and a directory moved into a git directory is
  * git_tree_ok's; this answers only for what the name itself may be. */
 const char *git_create_refusal(cordon_lx_gate *g, int dir, const char *dpath, const char *name, int how, git_kind *kind);
 /* GIT_CHMOD_EXEC: a chmod changing execute bits only (git init's probe of core.filemode does it to config). */
@@ -210,7 +210,7 @@ bool git_hooks_has_code(int dir, const char *name);
 const char *git_rule_name(git_kind k);
 
 /* --- git_replace.c ---------------------------------------------------------------------------------- */
-/* Replaces (dir, name), a GIT_CONFIG or GIT_TODO file, by the regular file (sdir, sname) renamed onto
+/* Replaces (dir, name), a GIT_CONFIG or GIT_SEQUENCER_LIST file, by the regular file (sdir, sname) renamed onto
  * it, if its text passes the rule: the gate writes the checked bytes into a fresh file of its own, renames
  * that over the target and unlinks the source. 0 or -errno (EPERM with the refusal written). */
 int git_replace(gate_call *c, git_kind kind, int sdir, const char *sname, const char *spath, int dir,
