@@ -111,6 +111,40 @@ static void a_hard_link_to_a_protected_file_is_refused(void **state) {
   gh_teardown(&e);
 }
 
+static void do_aliases(gh_env *e, void *arg) {
+  (void)arg;
+  if (chdir(e->w) != 0) gh_check(0, "chdir");
+  gh_check(symlink("elsewhere", ".vscode") < 0 && errno == EPERM, "a symlink above a protected path");
+  gh_check(mkdir("x", 0755) == 0 && close(open("x/tasks.json", O_WRONLY | O_CREAT, 0644)) == 0, "a tree of one's own");
+  gh_check(rename("x", ".vscode") < 0 && errno == EPERM, "moved to where it would be the protected path");
+  gh_check(mkdir("y", 0755) == 0 && symlink("../evil", "y/tasks.json") == 0, "a tree with a link in its place");
+  gh_check(rename("y", ".vscode") < 0 && errno == EPERM, "moved there too");
+  gh_check(mkdir("z", 0755) == 0 && symlink("/somewhere", "z/runConfigurations") == 0, "a link on the way");
+  gh_check(rename("z", ".idea") < 0 && errno == EPERM, "a link toward a protected subpath");
+  gh_check(symlink("elsewhere", "ln") == 0 && rename("ln", ".idea") < 0 && errno == EPERM, "a symlink moved there");
+  gh_check(mkdir("ok", 0755) == 0 && close(open("ok/other.json", O_WRONLY | O_CREAT, 0644)) == 0 &&
+               rename("ok", ".vscode") == 0, "a tree without the protected path may take the name");
+  gh_check(open(".vscode/tasks.json", O_WRONLY | O_CREAT, 0644) < 0 && errno == EPERM, "which stays protected");
+  gh_check(rename("host", "moved") < 0 && errno == EPERM, "a tree holding a protected path may not move away");
+  gh_check(symlink("elsewhere", "plain-link") == 0, "links elsewhere are made as asked");
+}
+
+static void a_symlink_or_a_moved_directory_cannot_put_a_protected_path_under_another_meaning(void **state) {
+  (void)state;
+  gh_env e;
+  gh_setup(&e);
+  gh_grule(&e, CORDON_DENY, gh_levels_write, "w/.vscode/tasks.json", false, "test:6 (deny (literal .vscode/tasks.json))");
+  gh_grule(&e, CORDON_DENY, gh_levels_write, "w/.idea/runConfigurations", true, "test:7 (deny (subpath ...))");
+  gh_grule(&e, CORDON_DENY, gh_levels_write, "w/host/tasks.json", false, "test:8");
+  gh_sh("mkdir -p '%s/host' && echo user > '%s/host/tasks.json'", e.w, e.w);
+  assert_int_equal(gh_run(&e, do_aliases, NULL), 0);
+  assert_false(gh_exists(gh_path(&e, "w/.vscode/tasks.json")));
+  assert_false(gh_exists(gh_path(&e, "w/.idea")));
+  assert_string_equal(gh_read(gh_path(&e, "w/host/tasks.json")), "user\n");
+  assert_non_null(strstr(e.msgs, "the policy protects "));
+  gh_teardown(&e);
+}
+
 /* --- the caller's own descriptors ------------------------------------------------------------------ */
 static void *write_thread_self(void *arg) {
   int *fd = arg;
@@ -300,6 +334,7 @@ static int group(void) {
       cmocka_unit_test(writes_through_symlinks_are_decided_on_the_file_they_reach),
       cmocka_unit_test(o_creat_on_a_dangling_symlink_is_decided_on_its_target),
       cmocka_unit_test(a_hard_link_to_a_protected_file_is_refused),
+      cmocka_unit_test(a_symlink_or_a_moved_directory_cannot_put_a_protected_path_under_another_meaning),
       cmocka_unit_test(dev_stderr_dev_fd_and_proc_self_fd_reach_the_callers_own_descriptors),
       cmocka_unit_test(a_symlink_swapped_by_another_thread_never_lets_a_write_reach_the_protected_file),
       cmocka_unit_test(a_symlink_swapped_by_an_ungated_process_never_lets_a_write_reach_the_protected_file),

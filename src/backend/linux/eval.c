@@ -494,3 +494,43 @@ static bool filter_names_path(const cordon_filter *f) {
 }
 
 bool lx_rule_names_path(const lx_xrule *x) { return x->path || (x->filter && filter_names_path(x->filter)); }
+
+static bool strictly_beneath(const char *base, const char *arg) {
+  size_t n = strlen(base);
+  if (n == 1 && base[0] == '/') return arg[0] == '/' && arg[1] != '\0';
+  return strncmp(arg, base, n) == 0 && arg[n] == '/' && arg[n + 1] != '\0';
+}
+
+static void deny_args(lx_rules *rs, const cordon_filter *f, const char *path,
+                      void (*fn)(void *ud, const char *arg, bool exact), void *ud) {
+  if (f->kind == CORDON_F_NOT) return;
+  if (f->kind == CORDON_F_PATH && f->nargs == 1) {
+    const char *a = lx_arg(rs, &f->args[0]);
+    if (!a) return;
+    char head[CORDON_PATH_MAX];
+    bool exact = f->match == CORDON_MATCH_LITERAL || f->match == CORDON_MATCH_SUBPATH;
+    if (f->match == CORDON_MATCH_REGEX) {
+      if (lx_regex_anchor(a, head, sizeof head) == 0) return;
+      a = head;
+    }
+    if (strictly_beneath(path, a)) fn(ud, a, exact);
+    return;
+  }
+  for (size_t i = 0; i < f->nchildren; i++) deny_args(rs, f->children[i], path, fn, ud);
+}
+
+void lx_deny_args_beneath(lx_rules *rs, unsigned classes, const char *path,
+                          void (*fn)(void *ud, const char *arg, bool exact), void *ud) {
+  for (size_t i = 0; i < rs->count; i++) {
+    const lx_xrule *x = &rs->items[i];
+    bool names = false;
+    for (int c = 0; c < LX_FILE_CLASSES; c++)
+      if ((classes & (1u << c)) && x->levels[c]) names = true;
+    if (!names || x->action != CORDON_DENY || x->skip) continue;
+    if (x->path) {
+      if (strictly_beneath(path, x->path)) fn(ud, x->path, true);
+    } else if (x->filter) {
+      deny_args(rs, x->filter, path, fn, ud);
+    }
+  }
+}

@@ -95,4 +95,11 @@ bool lx_decide_connect_why(lx_rules *rs, const char *path, cordon_lx_plan *notes
  * subpath, prefix, regex; inside a require-any/all or a (remote unix-socket (path-literal …)), not under
  * a require-not). An unfiltered rule or (remote unix-socket) alone names none. */
 bool lx_rule_names_path(const lx_xrule *x);
+/* Calls `fn` with the path argument of every deny rule naming one of `classes` (CORDON_LX_* bits) whose
+ * argument lies strictly beneath `path`: a literal or subpath argument (`exact`), a prefix argument or
+ * a '^'-anchored regex's literal head (not `exact`: anything starting with it). Rules under a
+ * require-not and unanchored regexes are not reported. For the gate: a symlink or a directory moved to
+ * `path` would give those protected paths another meaning. */
+void lx_deny_args_beneath(lx_rules *rs, unsigned classes, const char *path,
+                          void (*fn)(void *ud, const char *arg, bool exact), void *ud);
 #endif

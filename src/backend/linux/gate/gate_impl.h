@@ -181,6 +181,11 @@ void gate_refuse(cordon_lx_gate *g, const char *what, const char *path, const ch
 gate_report *gate_report_new(void);
 void gate_report_free(gate_report *r);
 
+/* --- alias.c ---------------------------------------------------------------------------------------- */
+/* Whether `path` may become a symlink (`tree` -1) or the directory `tree` (moved to or away from it)
+ * without changing what a protected path beneath it is: 0, or -EPERM with the refusal written. */
+int gate_may_alias(gate_call *c, const char *path, int tree, const char *what);
+
 /* --- git.c ------------------------------------------------------------------------------------------ */
 
 /* What `name` in directory `dir` (path `dpath`) is to git's layout rules. Names no rule can concern

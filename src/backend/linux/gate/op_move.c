@@ -49,6 +49,11 @@ static int may_move(gate_call *c, const gate_path *from, const gate_path *to, bo
   int how = is_dir ? GIT_RENAME_DIR : replacing ? GIT_RENAME_FILE : GIT_MKFILE;
   rc = gate_may_create(c, to->dir, to->name, how, "rename", tpath, &kind);
   if (rc < 0) return rc;
+  /* a tree or a link moved gives the paths beneath both names another meaning */
+  if (is_dir && ((rc = gate_may_alias(c, fpath, from->obj, "rename")) < 0 ||
+                 (rc = gate_may_alias(c, tpath, from->obj, "rename")) < 0))
+    return rc;
+  if (S_ISLNK(from->st.st_mode) && (rc = gate_may_alias(c, tpath, -1, "rename")) < 0) return rc;
   gate_split_path(tpath, tdpath);
   if (is_dir && (kind == GIT_HOOKS_DIR || kind == GIT_GITDIR || git_is_gitdir(to->dir, tdpath))) {
     const char *why = git_tree_refusal(g, from->obj, to->name);
