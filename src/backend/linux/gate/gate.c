@@ -24,6 +24,7 @@
 #endif
 #define PROC_MAGIC 0x9fa0  /* PROC_SUPER_MAGIC */
 #define SERVE_BATCH 64     /* notifications per serve call, so init's other work is never starved */
+#define RESP_MAX 128       /* room for a response larger than this header's, up to this */
 
 static int open_path(const char *p, int flags) { return open(p, O_PATH | O_CLOEXEC | flags); }
 
@@ -68,9 +69,11 @@ cordon_lx_status cordon_lx_gate_new(const cordon_lx_plan *plan, int msg_fd, cord
   g->notif_size = sizes.seccomp_notif > sizeof(struct seccomp_notif) ? sizes.seccomp_notif : sizeof(struct seccomp_notif);
   g->resp_size = sizes.seccomp_notif_resp > sizeof(struct seccomp_notif_resp) ? sizes.seccomp_notif_resp
                                                                                : sizeof(struct seccomp_notif_resp);
-  g->notif = calloc(1, g->notif_size);
-  g->resp = calloc(1, g->resp_size);
-  if (!g->notif || !g->resp) {
+  if (g->resp_size > RESP_MAX) {
+    cordon_buf_printf(msg, "the kernel's seccomp response is %zu bytes, more than this build knows", g->resp_size);
+    goto fail;
+  }
+  if (!(g->notif = calloc(1, g->notif_size))) {
     st = CORDON_LX_NOMEM;
     goto fail;
   }
@@ -98,9 +101,15 @@ bool gate_id_valid(const cordon_lx_gate *g, uint64_t id) {
 }
 
 void gate_answer(const cordon_lx_gate *g, uint64_t id, long val, int err) {
-  struct seccomp_notif_resp r = {.id = id, .val = err ? 0 : val, .error = err ? -err : 0, .flags = 0};
+  /* the kernel reads its own size of response (SECCOMP_GET_NOTIF_SIZES): zeroed beyond ours */
+  union {
+    struct seccomp_notif_resp r;
+    unsigned char bytes[RESP_MAX];
+  } u;
+  memset(&u, 0, sizeof u);
+  u.r.id = id, u.r.val = err ? 0 : val, u.r.error = err ? -err : 0;
   /* ENOENT: the caller is gone or was interrupted; its syscall restarts as a new notification */
-  (void)ioctl(g->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
+  (void)ioctl(g->listener, SECCOMP_IOCTL_NOTIF_SEND, &u);
 }
 
 void gate_answer_fd(const cordon_lx_gate *g, uint64_t id, int fd, bool cloexec) {
@@ -152,6 +161,5 @@ void cordon_lx_gate_free(cordon_lx_gate *g) {
   if (g->proc_fd >= 0) close(g->proc_fd);
   if (g->self_fd >= 0) close(g->self_fd);
   free(g->notif);
-  free(g->resp);
   free(g);
 }

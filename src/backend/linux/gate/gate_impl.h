@@ -41,7 +41,7 @@ struct cordon_lx_gate {
   int proc_fd;               /* O_PATH "/proc", the run's procfs */
   int self_fd;               /* O_PATH "/proc/self/fd": reopening what was resolved */
   size_t notif_size, resp_size;  /* SECCOMP_GET_NOTIF_SIZES */
-  void *notif, *resp;
+  void *notif;                   /* the main thread's receive buffer */
   bool fast_resolve;         /* openat2 exists: the directory part resolves in one call */
   bool hup;                  /* no process is left that could notify */
   gate_report *report;
