@@ -13,15 +13,21 @@ local M = {}
 
 -- Relative to every writable root (the workdir, each --add-dirs). A third field is a regex tail after
 -- the path (the submodule repositories); the last is why. `platform` limits an entry to one target.
+-- The .git entries are Seatbelt's: on Linux the gate's git layout rules keep the hooks and config of
+-- every git directory, at any depth, and let a config written inside change only git_safe_keys (so
+-- `git config user.email`, `git remote add` and `git push -u` work); a deny here would beat them.
 M.in_roots = {
-  { "subpath", ".git/hooks", "git runs hooks on commit, checkout and merge, outside any sandbox" },
-  { "literal", ".git/config", "core.hooksPath, core.fsmonitor, aliases and filter drivers run commands" },
-  { "literal", ".git/config.worktree", "per-worktree git config: same powers as .git/config" },
-  -- On Linux the gate refuses a repository assembled out of parts (docs/linux-sandbox.md), which is what a
+  { "subpath", ".git/hooks", "git runs hooks on commit, checkout and merge, outside any sandbox", platform = "darwin" },
+  { "literal", ".git/config", "core.hooksPath, core.fsmonitor, aliases and filter drivers run commands",
+    platform = "darwin" },
+  { "literal", ".git/config.worktree", "per-worktree git config: same powers as .git/config", platform = "darwin" },
+  -- On Linux the gate refuses a repository assembled out of parts (docs/linux-gate.md), which is what a
   -- planted commondir needs; Seatbelt has no such rule, so there the file itself is kept.
   { "literal", ".git/commondir", "would move where git reads hooks and config from", platform = "darwin" },
-  { "regex", ".git/modules", "/.+/(hooks(/|$)|config$|config\\.worktree$)", "hooks and config of submodule repositories" },
-  { "regex", ".git/worktrees", "/[^/]+/config\\.worktree$", "per-worktree config of linked worktrees" },
+  { "regex", ".git/modules", "/.+/(hooks(/|$)|config$|config\\.worktree$)", "hooks and config of submodule repositories",
+    platform = "darwin" },
+  { "regex", ".git/worktrees", "/[^/]+/config\\.worktree$", "per-worktree config of linked worktrees",
+    platform = "darwin" },
   { "literal", ".envrc", "direnv evaluates it in the user's shell on cd" },
   { "literal", ".cordon.yaml", "cordon's workdir config: once trusted, an edit would widen the next policy" },
   { "subpath", ".cordon", "cordon's per-workdir state" },

@@ -16,6 +16,7 @@ static const luaL_Reg c_modules[] = {
   {"cordon.c.sbpl", cordon_open_sbpl},       {"cordon.c.yaml", cordon_open_yaml},
   {"cordon.c.sandbox", cordon_open_sandbox}, {"cordon.c.sys", cordon_open_sys},
   {"cordon.c.linux", cordon_open_linux},     {"cordon.c.json", cordon_open_json},
+  {"cordon.c.gitconfig", cordon_open_gitconfig},
   {NULL, NULL},
 };
 

@@ -12,7 +12,10 @@
  *   exec(plan, argv, env, cwd)                -> becomes the command; returns only on failure:
  *       nil, "code: msg", code (backend_not_available, sandbox_setup_failed, command_not_found, …)
  *   plan:describe() -> { lines… }   plan:to_table()   plan:json()   tostring(plan)
+ *   git_layout(path, "create"|"write"|"remove") -> nil | why, rule: git's layout rules (the gate's) on
+ *       one write at path, looking at the disk as the gate would; `cordon check` asks it for Linux
  *   plan:gate(path) -> { write, create, remove, connect }: what the gate decides there */
+#include "backend/linux/gate.h"
 #include "backend/linux/linux.h"
 #include "lua/lpolicy.h"
 #include "lua/lprofile.h"
@@ -246,7 +249,21 @@ static const char *const *string_list(lua_State *L, int opts, const char *field)
 
 /* The shared body of compile and describe: policy at 1, profile at 2, ctx at 3, opts at 4. Pushes the
  * plan userdata, or the failure triple. */
+/* A misspelt option would silently compile another plan than the one asked for. */
+static void check_options(lua_State *L, int oi) {
+  static const char *const known[] = {"best_effort", "shared_tmp", "params", "git_safe_keys", NULL};
+  for (lua_pushnil(L); lua_next(L, oi); lua_pop(L, 1)) {
+    const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+    size_t i = 0;
+    while (k && known[i] && strcmp(known[i], k) != 0) i++;
+    if (!k || !known[i])
+      luaL_error(L, "unknown option %s%s%s (known: best_effort, shared_tmp, params, git_safe_keys)", k ? "'" : "",
+                 k ? k : luaL_typename(L, -2), k ? "'" : " key");
+  }
+}
+
 static int compile_at(lua_State *L, int pi, int pri, int ci, int oi, const cordon_params *extra) {
+  if (lua_type(L, oi) == LUA_TTABLE) check_options(L, oi);  /* may raise: before anything is allocated */
   cordon_profile *profile = cordon_lua_toprofile(L, pri);
   cordon_lua_ctx ctx;
   cordon_lua_checkctx(L, ci, &ctx);
@@ -301,33 +318,6 @@ static int l_compile(lua_State *L) {
   return compile_at(L, 1, 2, 3, 4, NULL);
 }
 
-/* assembled.sources ({ {name=, line=}, … }) turn "policy:L:C" into "fragment.sb:L:C". */
-static void map_sources(lua_State *L, int assembled, cordon_lx_plan *plan) {
-  if (lua_getfield(L, assembled, "sources") != LUA_TTABLE) {
-    lua_pop(L, 1);
-    return;
-  }
-  size_t n = (size_t)luaL_len(L, -1);
-  const char **names = lua_newuserdatauv(L, (n + 1) * sizeof *names, 0);
-  unsigned *lines = lua_newuserdatauv(L, (n + 1) * sizeof *lines, 0);
-  size_t k = 0;
-  for (size_t i = 1; i <= n; i++) {
-    lua_rawgeti(L, -3, (lua_Integer)i);
-    if (lua_type(L, -1) == LUA_TTABLE) {
-      lua_getfield(L, -1, "name");
-      lua_getfield(L, -2, "line");
-      if (lua_type(L, -2) == LUA_TSTRING && lua_isinteger(L, -1)) {
-        names[k] = lua_tostring(L, -2);  /* kept alive by the sources table */
-        lines[k++] = (unsigned)lua_tointeger(L, -1);
-      }
-      lua_pop(L, 2);
-    }
-    lua_pop(L, 1);
-  }
-  if (!cordon_lx_plan_map_sources(plan, "policy", names, lines, k)) luaL_error(L, "out of memory");
-  lua_pop(L, 3);
-}
-
 static int l_describe(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   lua_settop(L, 2);
@@ -340,8 +330,7 @@ static int l_describe(lua_State *L) {
   int n = compile_at(L, 3, 4, 5, 2, &ps);
   cordon_params_free(&ps);
   if (n != 1) return n;
-  plan_ud *u = checkplan(L, -1);
-  map_sources(L, 1, u->plan);
+  plan_ud *u = checkplan(L, -1);  /* its sources name the fragments (the text's ";; Source:" lines) */
   cordon_buf b = CORDON_BUF_INIT;
   cordon_lx_plan_describe(u->plan, &b);
   lua_newtable(L);
@@ -419,13 +408,28 @@ static int plan_gate(lua_State *L) {
   return 1;
 }
 
+/* git_layout(path, "create"|"write"|"remove") -> nil, or why, rule: git's layout rules on one write */
+static int l_git_layout(lua_State *L) {
+  size_t len;
+  const char *path = luaL_checklstring(L, 1, &len);
+  if (strlen(path) != len || path[0] != '/') return luaL_argerror(L, 1, "an absolute path without NUL");
+  static const char *const questions[] = {"create", "write", "remove", NULL};
+  int q = luaL_checkoption(L, 2, "write", questions);
+  const char *rule, *why = cordon_lx_git_layout_refusal(path, (cordon_lx_git_question)q, &rule);
+  if (!why) return 0;
+  lua_pushstring(L, why);
+  lua_pushstring(L, rule);
+  return 2;
+}
+
 static const luaL_Reg plan_methods[] = {
     {"describe", plan_describe}, {"to_table", plan_to_table}, {"json", plan_json}, {"gate", plan_gate},
     {NULL, NULL}};
 static const luaL_Reg plan_meta[] = {
     {"__gc", plan_gc}, {"__close", plan_gc}, {"__tostring", plan_tostring}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {
-    {"probe", l_probe}, {"compile", l_compile}, {"describe", l_describe}, {"exec", l_exec}, {NULL, NULL}};
+    {"probe", l_probe}, {"compile", l_compile}, {"describe", l_describe}, {"exec", l_exec},
+    {"git_layout", l_git_layout}, {NULL, NULL}};
 
 int cordon_open_linux(lua_State *L) {
   cordon_lua_newclass(L, PLAN_T, plan_methods, plan_meta);

@@ -29,6 +29,7 @@ int cordon_open_sandbox(lua_State *L);   /* lsandbox.c */
 int cordon_open_sys(lua_State *L);       /* lsys.c */
 int cordon_open_linux(lua_State *L);     /* llinux.c */
 int cordon_open_json(lua_State *L);      /* ljson.c */
+int cordon_open_gitconfig(lua_State *L); /* lgitconfig.c */
 
 /* Extra methods for the cordon.Policy userdata (decide, lint), defined in lcheck.c and merged into the
  * methods table that lsbpl.c creates. */

@@ -121,6 +121,12 @@ work="$tmp/work"
 mkdir -p "$work/.git/hooks"
 expect "assembled: the workdir is writable" 0 "^allow" -- --no-config --workdir "$work" file-write-data "$work/src/a.c"
 expect "assembled: git hooks stay protected" 1 "^deny" -- --no-config --workdir "$work" file-write-data "$work/.git/hooks/pre-commit"
+if [ "$(uname -s)" = Linux ]; then  # the gate's git layout rules, beyond the policy
+  expect "linux: a hook is refused by git's layout rule" 1 "git layout rule: hooks" -- --no-config --workdir "$work" file-write-create "$work/.git/hooks/post-checkout"
+  expect "linux: a sample hook is not" 0 "^allow" -- --no-config --workdir "$work" file-write-create "$work/.git/hooks/pre-push.sample"
+  expect "linux: config is written the way git writes it" 1 "git layout rule: config" -- --no-config --workdir "$work" file-write-data "$work/.git/config"
+  expect "linux: git's objects stay writable" 0 "^allow" -- --no-config --workdir "$work" file-write-create "$work/.git/objects/ab/cd"
+fi
 expect "assembled: -D belongs to --policy" 125 "go with --policy" -- --no-config -D X=1 file-read-data /x
 # A saved `cordon policy` brings its ";; -DKEY=VALUE" lines: check decides it without restating them.
 "$cordon" policy --no-config --workdir "$work" >"$tmp/saved.sb"

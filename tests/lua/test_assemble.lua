@@ -138,10 +138,13 @@ end)
 t.test("a bare repository granted as a root keeps its hooks and config", function()
   local bare = tmp .. "/bare.git"
   t.sh("git init -q --bare " .. t.q(bare))
-  local p = assert(asm { add_dirs = { bare }, platform = "linux" })
+  local p = assert(asm { add_dirs = { bare }, platform = "darwin" })
   t.eq(p:decide("file-write-data", bare .. "/hooks/post-receive"), "deny")
   t.eq(p:decide("file-write-data", bare .. "/config"), "deny")
+  -- Linux: the gate's git layout rules keep every git directory's hooks and config (docs/linux-gate.md)
+  p = assert(asm { add_dirs = { bare }, platform = "linux" })
   t.eq(p:decide("file-write-data", bare .. "/refs/heads/main"), "allow")
+  t.ok(not p.text:find(bare .. "/hooks", 1, true), "no policy deny a config edit inside would meet first")
 end)
 
 t.test("a read-only profile leaves the workdir out of the writable roots", function()
@@ -328,14 +331,21 @@ t.test("the current directory / is never granted implicitly; asked for, its prot
   t.fails("invalid_request", assemble { cwd = "/", home = "/h", platform = "linux", environ = {}, profiles_dir = BASIC })
   local p = assert(assemble { workdir = "/", home = "/", platform = "linux", environ = {}, profiles_dir = BASIC })
   t.ok(not p.text:find('"//', 1, true), "no path starts with //")
-  t.ok(p.text:find('(subpath "/.git/hooks")', 1, true) and p.text:find('(require-not (regex #"^/\\."))', 1, true))
+  t.ok(p.text:find('(require-not (regex #"^/\\."))', 1, true), "HOME's dot-entries cut at /")
+  p = assert(assemble { workdir = "/", home = "/", platform = "darwin", environ = {}, profiles_dir = BASIC })
+  t.ok(not p.text:find('"//', 1, true), "no path starts with //")
+  t.ok(p.text:find('(subpath "/.git/hooks")', 1, true), "the hooks of a repository at /")
   t.ok(p.text:find('#"^/\\.git/modules/', 1, true), "the submodule regex is anchored at /")
 end)
 
 t.test("git can commit in the workdir: .git is protected by its hooks and config, not as a whole", function()
-  local p = assert(asm { platform = "linux" })
-  t.ok(not p.text:find("\\.git|", 1, true), "no whole-.git protected-metadata regex")
-  t.ok(p.text:find('(subpath "/w/.git/hooks")', 1, true) and p.text:find('(literal "/w/.git/config")', 1, true))
+  for _, platform in ipairs { "darwin", "linux" } do
+    local p = assert(asm { platform = platform })
+    t.ok(not p.text:find("\\.git|", 1, true), "no whole-.git protected-metadata regex")
+    local named = p.text:find('(subpath "/w/.git/hooks")', 1, true) and p.text:find('(literal "/w/.git/config")', 1, true)
+    -- on Linux the gate's git layout rules keep them, and let a config change only its safe keys
+    t.eq(not not named, platform == "darwin", platform .. ": the policy names the hooks and config")
+  end
 end)
 
 t.test("a linux target drops darwin-only fragments and keeps linux ones", function()
@@ -382,14 +392,15 @@ t.test("decisions on the assembled policy: protected paths beat the workdir gran
   local function decide(op, path) return (policy:decide(op, path)) end
   t.eq(decide("file-write-data", "/w/src/main.c"), "allow", "the workdir is writable")
   t.eq(decide("file-write-data", "/w/.git/index.lock"), "allow", "git can commit")
-  t.eq(decide("file-write-data", "/w/.git/hooks/pre-commit"), "deny", "hooks stay read-only")
-  t.eq(decide("file-write-create", "/w/.git/config"), "deny", ".git/config stays read-only")
   t.eq(decide("file-write-data", "/w/.vscode/tasks.json"), "deny", "editor tasks stay read-only")
   t.eq(decide("file-write-data", "/h/.zshrc"), "deny", "shell rc files stay read-only")
   t.eq(decide("file-write-data", "/w/.envrc"), "allow", "an appended profile may deliberately re-open a path")
   t.eq(decide("file-write-create", "/w/.envrc"), "deny", "only for the operations it names")
   t.eq(decide("file-write-data", extra), "deny", "the final denies protect the appended profile itself")
   t.eq(decide("file-write-data", dir .. "/other"), "allow", "the rest of what the appended profile grants")
+  local mac = assert(asm { platform = "darwin" })  -- on Linux, the gate's git layout rules decide these
+  t.eq(mac:decide("file-write-data", "/w/.git/hooks/pre-commit"), "deny", "hooks stay read-only")
+  t.eq(mac:decide("file-write-create", "/w/.git/config"), "deny", ".git/config stays read-only")
 end)
 
 t.test("require 'cordon' offers select, assemble and explain with the CLI's option names", function()

@@ -143,7 +143,7 @@ t.test("the workdir's own worktree pointer is still reported with a safe suggest
   local p = asm(wt)
   t.eq(p.git_pointer.suggest, main, "the main work tree, whose .git hooks and config stay protected")
   local granted = asm(wt, { add_dirs = { main } })
-  t.eq(granted:decide("file-write-data", main .. "/.git/hooks/pre-commit"), "deny")
+  -- its hooks and config: the gate's git layout rules on Linux (tests/c/test_gate_git.c)
   t.eq(granted:decide("file-write-data", main .. "/.git/worktrees/sugg-wt/index"), "allow", "git can commit there")
 end)
 

@@ -221,6 +221,22 @@ local function render_json(action, rule, d, op, target, describe)
   return jsonout.encode(doc, true) .. "\n"
 end
 
+-- On Linux the gate keeps git's layout beyond the policy (docs/linux-gate.md): hooks, config and todo
+-- lists of every git directory. Returns its refusal and rule for a write the policy allows, or nil.
+local function git_layout(operation, target)
+  local ok, linux = pcall(require, "cordon.c.linux")
+  if not ok or type(linux) ~= "table" or not linux.git_layout or not operation:match("^file%-write") then return nil end
+  local q = operation == "file-write-create" and "create" or operation == "file-write-unlink" and "remove" or "write"
+  return linux.git_layout(target, q)
+end
+
+local function render_json_git(why, rule, d, op, target)
+  local jsonout = require "cordon.cli.jsonout"
+  return jsonout.encode({ decision = "deny", operation = d.operation, query = { operation = op, target = target },
+                          by = "git_layout", chain = d.chain, assumed = d.assumed,
+                          rule = { source = rule, text = why, action = "deny" } }, true) .. "\n"
+end
+
 -- Reads the queries in blocks and answers each block's whole lines at once: the decision loop stays
 -- in C, and memory stays small however long the input.
 local BLOCK = 1 << 20
@@ -281,6 +297,14 @@ function M.run(argv, first)
   if opts.batch then return batch(p, opts) end
   local action, rule, d = p:decide(pos[1], pos[2], facts)
   if not action then return cli.fail(rule) end
+  local why, git_rule
+  if action == "allow" and platform == "linux" then why, git_rule = git_layout(d.operation, pos[2]) end
+  if why then
+    io.stdout:write(opts.json and render_json_git(why, git_rule, d, pos[1], pos[2])
+                    or ("deny\n" .. git_rule .. " (the Linux gate, beyond the policy): " .. why .. "\n"
+                        .. "  the policy alone: " .. render_text(action, rule, d, describe, pos[2], platform)))
+    return 1
+  end
   io.stdout:write(opts.json and render_json(action, rule, d, pos[1], pos[2], describe)
                   or render_text(action, rule, d, describe, pos[2], platform))
   return action == "allow" and 0 or 1

@@ -67,6 +67,38 @@ static const char **param_pairs(const cordon_params *ps) {
   return v;
 }
 
+/* An assembled text names each of its sections on a ";; Source: NAME" line (lua/cordon/assemble.lua):
+ * sources "policy:LINE:COL" become "NAME:LINE:COL" counted from there, so what `cordon explain` shows and
+ * what the gate prints when it refuses name the fragment, not a line of the assembled text. */
+static bool name_sections(cordon_lx_plan *plan, const char *text) {
+  static const char marker[] = ";; Source: ";
+  size_t n = 0, cap = 0;
+  char **names = NULL;
+  unsigned *lines = NULL, line = 1;
+  bool ok = true;
+  for (const char *p = text; ok && *p; line++) {
+    const char *end = strchr(p, '\n');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len > sizeof marker - 1 && strncmp(p, marker, sizeof marker - 1) == 0) {
+      if (n == cap) {
+        cap = cap ? 2 * cap : 32;
+        char **nn = realloc(names, cap * sizeof *nn);
+        unsigned *nl = nn ? realloc(lines, cap * sizeof *nl) : NULL;
+        if (nn) names = nn;
+        if (nl) lines = nl;
+        ok = nn && nl;
+      }
+      if (ok && (names[n] = strndup(p + sizeof marker - 1, len - (sizeof marker - 1)))) lines[n++] = line;
+      else ok = false;
+    }
+    p += len + (end ? 1 : 0);
+  }
+  ok = ok && cordon_lx_plan_map_sources(plan, "policy", (const char *const *)names, lines, n);
+  for (size_t i = 0; i < n; i++) free(names[i]);
+  free(names), free(lines);
+  return ok;
+}
+
 cordon_lx_status cordon_lx_compile_text(const char *text, const cordon_params *ps, const cordon_profile *profile,
                                         const cordon_profile_ctx *ctx, const cordon_lx_options *opts, bool record,
                                         cordon_lx_plan **out, cordon_buf *msg) {
@@ -85,6 +117,12 @@ cordon_lx_status cordon_lx_compile_text(const char *text, const cordon_params *p
                         .ctx = ctx, .best_effort = opts->best_effort, .shared_tmp = opts->shared_tmp,
                         .git_safe_keys = opts->git_safe_keys, .record = record};
   st = cordon_lx_compile(&in, out, msg);
+  if (st == CORDON_LX_OK && text && !name_sections(*out, text)) {
+    cordon_lx_plan_free(*out);
+    *out = NULL;
+    st = CORDON_LX_NOMEM;
+    cordon_buf_puts(msg, "out of memory while naming the policy's sections");
+  }
   free(pairs);
   cordon_policy_free(policy);
   return st;

@@ -426,7 +426,10 @@ static void report(lx_xrule *x, const char *path, cordon_lx_plan *notes) {
 
 static bool is_write_class(int c) { return c == 1 || c == 2 || c == 3; }
 
-static bool decide_class(lx_rules *rs, int c, const char *path, bool interior, cordon_lx_plan *notes) {
+/* `why` (may be NULL) receives the rule that decided, NULL when none on the chain did. */
+static bool decide_class(lx_rules *rs, int c, const char *path, bool interior, cordon_lx_plan *notes,
+                         const lx_xrule **why) {
+  if (why) *why = NULL;
   /* upper bound: a filtered deny never decides, a filtered allow that may match does */
   bool upper = rs->writes_upper && is_write_class(c);
   for (int l = 0; l < LX_LEVELS && chains[c][l]; l++) {
@@ -444,13 +447,17 @@ static bool decide_class(lx_rules *rs, int c, const char *path, bool interior, c
       size_t id = idx[k];
       if (rs->memo[id] == 0xff) rs->memo[id] = (unsigned char)rule_matches(rs, x, path, interior);
       tri t = (tri)rs->memo[id];
-      if (t == T_YES || (upper && t == T_UNKNOWN)) return x->action == CORDON_ALLOW;
-      if (t == T_UNKNOWN) {
-        report(x, path, notes);
-        if (x->action == CORDON_DENY) return false;
+      if (t == T_YES || (t == T_UNKNOWN && (upper || x->action == CORDON_DENY))) {
+        if (t == T_UNKNOWN && !upper) report(x, path, notes);
+        if (why) *why = x;
+        return x->action == CORDON_ALLOW;
       }
+      if (t == T_UNKNOWN) report(x, path, notes);
     }
-    if (fallback) return fallback->action == CORDON_ALLOW;
+    if (fallback) {
+      if (why) *why = fallback;
+      return fallback->action == CORDON_ALLOW;
+    }
   }
   return true;  /* no rule on the whole chain, not even default */
 }
@@ -459,15 +466,76 @@ unsigned lx_decide(lx_rules *rs, const char *path, bool interior, cordon_lx_plan
   unsigned out = 0;
   lx_pindex_prime(rs, path);
   for (int c = 0; c < LX_FILE_CLASSES; c++)
-    if (decide_class(rs, c, path, interior, notes)) out |= 1u << c;
+    if (decide_class(rs, c, path, interior, notes, NULL)) out |= 1u << c;
   return out;
 }
 
-bool lx_decide_connect(lx_rules *rs, const char *path, cordon_lx_plan *notes) {
+bool lx_decide_why(lx_rules *rs, unsigned cls, const char *path, const lx_xrule **why) {
+  int c = 0;
+  while (c < LX_FILE_CLASSES - 1 && !(cls & (1u << c))) c++;
+  lx_pindex_prime(rs, path);
+  return decide_class(rs, c, path, false, NULL, why);
+}
+
+bool lx_decide_connect_why(lx_rules *rs, const char *path, cordon_lx_plan *notes, const lx_xrule **why) {
   /* the memo is per probe and filled under this mode: the next lx_decide primes it afresh */
   rs->connect_probe = true;
   lx_pindex_prime(rs, path);
-  bool allowed = decide_class(rs, LX_CONNECT, path, false, notes);
+  bool allowed = decide_class(rs, LX_CONNECT, path, false, notes, why);
   rs->connect_probe = false;
   return allowed;
+}
+
+bool lx_decide_connect(lx_rules *rs, const char *path, cordon_lx_plan *notes) {
+  return lx_decide_connect_why(rs, path, notes, NULL);
+}
+
+static bool filter_names_path(const cordon_filter *f) {
+  if (f->kind == CORDON_F_PATH) return f->nargs == 1;
+  if (f->kind == CORDON_F_NOT) return false;  /* "anything but P" names no socket */
+  for (size_t i = 0; i < f->nchildren; i++)
+    if (filter_names_path(f->children[i])) return true;
+  return false;
+}
+
+bool lx_rule_names_path(const lx_xrule *x) { return x->path || (x->filter && filter_names_path(x->filter)); }
+
+static bool strictly_beneath(const char *base, const char *arg) {
+  size_t n = strlen(base);
+  if (n == 1 && base[0] == '/') return arg[0] == '/' && arg[1] != '\0';
+  return strncmp(arg, base, n) == 0 && arg[n] == '/' && arg[n + 1] != '\0';
+}
+
+static void deny_args(lx_rules *rs, const cordon_filter *f, const char *path,
+                      void (*fn)(void *ud, const char *arg, bool exact), void *ud) {
+  if (f->kind == CORDON_F_NOT) return;
+  if (f->kind == CORDON_F_PATH && f->nargs == 1) {
+    const char *a = lx_arg(rs, &f->args[0]);
+    if (!a) return;
+    char head[CORDON_PATH_MAX];
+    bool exact = f->match == CORDON_MATCH_LITERAL || f->match == CORDON_MATCH_SUBPATH;
+    if (f->match == CORDON_MATCH_REGEX) {
+      if (lx_regex_anchor(a, head, sizeof head) == 0) return;
+      a = head;
+    }
+    if (strictly_beneath(path, a)) fn(ud, a, exact);
+    return;
+  }
+  for (size_t i = 0; i < f->nchildren; i++) deny_args(rs, f->children[i], path, fn, ud);
+}
+
+void lx_deny_args_beneath(lx_rules *rs, unsigned classes, const char *path,
+                          void (*fn)(void *ud, const char *arg, bool exact), void *ud) {
+  for (size_t i = 0; i < rs->count; i++) {
+    const lx_xrule *x = &rs->items[i];
+    bool names = false;
+    for (int c = 0; c < LX_FILE_CLASSES; c++)
+      if ((classes & (1u << c)) && x->levels[c]) names = true;
+    if (!names || x->action != CORDON_DENY || x->skip) continue;
+    if (x->path) {
+      if (strictly_beneath(path, x->path)) fn(ud, x->path, true);
+    } else if (x->filter) {
+      deny_args(rs, x->filter, path, fn, ud);
+    }
+  }
 }

@@ -86,4 +86,23 @@ unsigned lx_decide(lx_rules *rs, const char *path, bool interior, cordon_lx_plan
  * decided as for files, with (remote unix-socket (path-literal …)) and plain path filters matched
  * against `path`, and (remote ip …), (local …) never matching. */
 bool lx_decide_connect(lx_rules *rs, const char *path, cordon_lx_plan *notes);
+
+/* For the gate (gate.h), which decides one operation on one exact path and names the rule in its
+ * refusals. lx_decide_why answers for the single class `cls` (one CORDON_LX_* bit) at `path` itself;
+ * lx_decide_connect_why is lx_decide_connect. Both set *why to the rule that decided (a filtered match,
+ * an unknown filtered deny, or the level's unfiltered fallback), or to NULL when no rule on the class's
+ * chain decided (then the answer is "allowed", as lx_decide's). */
+bool lx_decide_why(lx_rules *rs, unsigned cls, const char *path, const lx_xrule **why);
+bool lx_decide_connect_why(lx_rules *rs, const char *path, cordon_lx_plan *notes, const lx_xrule **why);
+/* Whether the rule names a path: a synthetic path rule, or a filter holding a path filter (literal,
+ * subpath, prefix, regex; inside a require-any/all or a (remote unix-socket (path-literal …)), not under
+ * a require-not). An unfiltered rule or (remote unix-socket) alone names none. */
+bool lx_rule_names_path(const lx_xrule *x);
+/* Calls `fn` with the path argument of every deny rule naming one of `classes` (CORDON_LX_* bits) whose
+ * argument lies strictly beneath `path`: a literal or subpath argument (`exact`), a prefix argument or
+ * a '^'-anchored regex's literal head (not `exact`: anything starting with it). Rules under a
+ * require-not and unanchored regexes are not reported. For the gate: a symlink or a directory moved to
+ * `path` would give those protected paths another meaning. */
+void lx_deny_args_beneath(lx_rules *rs, unsigned classes, const char *path,
+                          void (*fn)(void *ud, const char *arg, bool exact), void *ud);
 #endif

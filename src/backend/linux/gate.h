@@ -47,4 +47,10 @@ int cordon_lx_gate_fd(const cordon_lx_gate *g);
 bool cordon_lx_gate_serve(cordon_lx_gate *g);
 
 void cordon_lx_gate_free(cordon_lx_gate *g);
+
+/* For `cordon check` on a Linux target: what git's layout rules (gate/git.c) say to one write at `path`
+ * beyond the policy: the refusal's reason, with *rule its name ("git layout rule: hooks"), or NULL when
+ * they let it through. Looks at the disk as the gate would (is the directory a git directory?). */
+typedef enum { CORDON_LX_GIT_CREATE, CORDON_LX_GIT_WRITE, CORDON_LX_GIT_REMOVE } cordon_lx_git_question;
+const char *cordon_lx_git_layout_refusal(const char *path, cordon_lx_git_question q, const char **rule);
 #endif

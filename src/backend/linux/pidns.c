@@ -8,6 +8,8 @@
  * process of the foreground group, the command included, and relaying them would deliver them twice. */
 #include "backend/linux/pidns.h"
 
+#include "backend/linux/gate.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -16,6 +18,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,11 +51,12 @@ static _Noreturn void end_like(int ws) {
   _exit(WIFEXITED(ws) ? WEXITSTATUS(ws) : 125);
 }
 
-/* One signal taken: relays what a process sent; reaps on SIGCHLD. Returns true once `child` has been
- * reaped, with its status in *ws; with `reap_all` (init) every orphan the namespace hands over is reaped. */
-static bool take_signal(int sig, const siginfo_t *si, pid_t child, bool reap_all, int *ws) {
+/* One signal taken: relays what a process sent (si_code SI_USER or SI_QUEUE); reaps on SIGCHLD. Returns
+ * true once `child` has been reaped, with its status in *ws; with `reap_all` (init) every orphan the
+ * namespace hands over is reaped. */
+static bool take_signal(int sig, int code, pid_t child, bool reap_all, int *ws) {
   if (sig != SIGCHLD) {
-    if (si->si_code == SI_USER || si->si_code == SI_QUEUE) (void)kill(child, sig);
+    if (code == SI_USER || code == SI_QUEUE) (void)kill(child, sig);
     return false;
   }
   int st;
@@ -75,7 +80,7 @@ static _Noreturn void supervise(const cordon_lx_pidns *ns, pid_t init, int repor
   for (bool done = false; !done;) {
     siginfo_t si;
     int sig = sigwaitinfo(&set, &si);
-    if (sig >= 0) done = take_signal(sig, &si, init, false, &ws);  /* else EINTR: a stop and continue */
+    if (sig >= 0) done = take_signal(sig, si.si_code, init, false, &ws);  /* else EINTR: a stop and continue */
   }
   if (read(report, &cmd_ws, sizeof cmd_ws) == (ssize_t)sizeof cmd_ws) ws = cmd_ws;
   if (ns->limits_run) {
@@ -137,23 +142,91 @@ cordon_lx_status cordon_lx_pidns_enter(cordon_lx_pidns *ns, cordon_buf *msg) {
   return CORDON_LX_OK;
 }
 
+/* The listener, from the command over the handoff socket; -1 when none came (the command died first). */
+static int receive_listener(int sock) {
+  char byte;
+  struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+  union {
+    struct cmsghdr h;
+    char space[CMSG_SPACE(sizeof(int))];
+  } u;
+  struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.space, .msg_controllen = sizeof u.space};
+  ssize_t n;
+  while ((n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {}
+  struct cmsghdr *c = n == 1 ? CMSG_FIRSTHDR(&m) : NULL;
+  if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
+    return -1;
+  int fd;
+  memcpy(&fd, CMSG_DATA(c), sizeof fd);
+  return fd;
+}
+
+/* init's side of the handoff: the gate made, the command's listener attached, the command told to go on.
+ * NULL when any of it failed (`msg` says why): the command must not run. */
+static cordon_lx_gate *start_gate(cordon_lx_pidns *ns, int msg_fd, cordon_buf *msg) {
+  cordon_lx_gate *g = NULL;
+  /* while the command loads its filter: the two run side by side */
+  if (cordon_lx_gate_new(ns->gate_plan, msg_fd, &g, msg) != CORDON_LX_OK) return NULL;
+  int listener = receive_listener(ns->handoff[0]);
+  if (listener < 0) {
+    cordon_buf_puts(msg, "the command did not hand over its gate filter's listener");
+    cordon_lx_gate_free(g);
+    return NULL;
+  }
+  cordon_lx_gate_attach(g, listener);
+  if (write(ns->handoff[0], "g", 1) != 1) {
+    cordon_buf_printf(msg, "cannot tell the command to go on: %s", strerror(errno));
+    cordon_lx_gate_free(g);
+    return NULL;
+  }
+  return g;
+}
+
 /* init after the fork: serves the gate (when there is one), relays signals and reaps until the command
- * has ended, reports its status, and exits, which ends the namespace. */
+ * has ended, reports its status, and exits, which ends the namespace. Serving and signals share one poll:
+ * the signals stay blocked and are read from a signalfd. */
 static _Noreturn void serve(cordon_lx_pidns *ns, pid_t command) {
+  /* the gate's refusals go to the command's stderr; init holds it only as long as the command lives */
+  int err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+  for (int fd = 0; fd < 3; fd++) (void)close(fd);
   sigset_t set;
   relayed_set(&set);
+  int sfd = signalfd(-1, &set, SFD_CLOEXEC);
+  cordon_lx_gate *gate = NULL;
+  cordon_buf msg = CORDON_BUF_INIT;
+  if (sfd < 0) cordon_buf_printf(&msg, "signalfd: %s", strerror(errno));
+  if (sfd < 0 || (ns->gate_plan && !(gate = start_gate(ns, err, &msg)))) {
+    /* the command waits for the go-ahead and never execs: nothing ran */
+    (void)kill(command, SIGKILL);
+    (void)waitpid(command, NULL, 0);
+    if (err >= 0) dprintf(err, "cordon: sandbox_setup_failed: %s\n", msg.data ? msg.data : "the gate cannot start");
+    _exit(125);
+  }
+  if (ns->gate_plan) close(ns->handoff[0]);
   int ws = 0;
   for (bool done = false; !done;) {
-    siginfo_t si;
-    int sig = sigwaitinfo(&set, &si);
-    if (sig >= 0) done = take_signal(sig, &si, command, true, &ws);  /* else EINTR: a stop and continue */
+    struct pollfd p[2] = {{.fd = sfd, .events = POLLIN}, {.fd = gate ? cordon_lx_gate_fd(gate) : -1, .events = POLLIN}};
+    if (poll(p, 2, -1) < 0) continue;  /* EINTR: a stop and continue */
+    if (p[1].revents && !cordon_lx_gate_serve(gate)) {
+      cordon_lx_gate_free(gate);  /* no process is left that could ask */
+      gate = NULL;
+    }
+    struct signalfd_siginfo si;  /* one per wake-up; poll says at once when more are pending */
+    if ((p[0].revents & POLLIN) && read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+      done = take_signal((int)si.ssi_signo, si.ssi_code, command, true, &ws);
   }
   if (write(ns->report_fd, &ws, sizeof ws) != (ssize_t)sizeof ws) {}  /* then the exit code below stands */
   /* leaving ends the namespace: the kernel kills whatever the command left behind */
   _exit(WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws));
 }
 
-cordon_lx_status cordon_lx_pidns_spawn(cordon_lx_pidns *ns, cordon_buf *msg) {
+cordon_lx_status cordon_lx_pidns_spawn(cordon_lx_pidns *ns, const cordon_lx_plan *gate_plan, cordon_buf *msg) {
+  ns->gate_plan = gate_plan;
+  ns->handoff[0] = ns->handoff[1] = -1;
+  if (gate_plan && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ns->handoff) != 0) {
+    cordon_buf_printf(msg, "socketpair (the gate's handoff): %s", strerror(errno));
+    return CORDON_LX_SETUP_FAILED;
+  }
   pid_t pid = fork();
   if (pid < 0) {
     cordon_buf_printf(msg, "fork (the command, in the PID namespace): %s", strerror(errno));
@@ -162,9 +235,39 @@ cordon_lx_status cordon_lx_pidns_spawn(cordon_lx_pidns *ns, cordon_buf *msg) {
   if (pid == 0) {  /* the command: the caller's signal state, then its own steps (report_fd closes on exec) */
     (void)sigaction(SIGCHLD, &ns->caller_chld, NULL);
     (void)sigprocmask(SIG_SETMASK, &ns->caller_mask, NULL);
+    if (gate_plan) close(ns->handoff[0]);
     return CORDON_LX_OK;
   }
-  /* init: keep no end of the command's pipes or terminal open past its exit */
-  for (int fd = 0; fd < 3; fd++) (void)close(fd);
+  if (gate_plan) close(ns->handoff[1]);
   serve(ns, pid);
+}
+
+cordon_lx_status cordon_lx_pidns_hand_listener(cordon_lx_pidns *ns, int listener, cordon_buf *msg) {
+  char byte = 'l';
+  struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+  union {
+    struct cmsghdr h;
+    char space[CMSG_SPACE(sizeof(int))];
+  } u;
+  memset(&u, 0, sizeof u);
+  struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.space, .msg_controllen = sizeof u.space};
+  struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+  c->cmsg_level = SOL_SOCKET, c->cmsg_type = SCM_RIGHTS, c->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(c), &listener, sizeof listener);
+  ssize_t n;
+  while ((n = sendmsg(ns->handoff[1], &m, MSG_NOSIGNAL)) < 0 && errno == EINTR) {}
+  close(listener);  /* init holds it now; the command must not answer its own calls */
+  if (n != 1) {
+    cordon_buf_printf(msg, "cannot hand the gate filter's listener to init: %s", strerror(errno));
+    return CORDON_LX_SETUP_FAILED;
+  }
+  /* init's go-ahead: without it (init failed to start the gate and is killing us) nothing runs */
+  while ((n = read(ns->handoff[1], &byte, 1)) < 0 && errno == EINTR) {}
+  close(ns->handoff[1]);
+  ns->handoff[1] = -1;
+  if (n != 1) {
+    cordon_buf_puts(msg, "init could not start the gate");
+    return CORDON_LX_SETUP_FAILED;
+  }
+  return CORDON_LX_OK;
 }

@@ -1,5 +1,5 @@
 /* src/backend/linux/pidns.h — the run's processes: supervisor, init, command (docs/linux-sandbox.md,
- * "Processes"). (The gate joins init's loop with the gate branch.)
+ * "Processes").
  *
  *   supervisor  cordon itself, outside: waits, forwards the signals a user sends it, and ends exactly as
  *               the command ended (the same exit code, or killed by the same signal);
@@ -24,6 +24,8 @@ typedef struct {
   struct sigaction caller_chld;
   const cordon_lx_limits *limits;     /* the supervisor releases the run's cgroup (limits.h) when it ends */
   cordon_lx_limits_run *limits_run;
+  const cordon_lx_plan *gate_plan;    /* the plan whose gate init serves, or NULL: no gate */
+  int handoff[2];                     /* init's end, the command's: its listener, then init's go-ahead */
 } cordon_lx_pidns;
 
 /* Call inside the run's user and mount namespaces: unshares the PID namespace and forks its init.
@@ -32,6 +34,11 @@ typedef struct {
 cordon_lx_status cordon_lx_pidns_enter(cordon_lx_pidns *ns, cordon_buf *msg);
 
 /* Call in init, the sandbox applied to itself: forks the command and returns CORDON_LX_OK in it (the
- * caller applies the command's own steps and execs). Init itself never returns from a successful fork. */
-cordon_lx_status cordon_lx_pidns_spawn(cordon_lx_pidns *ns, cordon_buf *msg);
+ * caller applies the command's own steps and execs). Init itself never returns from a successful fork:
+ * with `gate_plan` it makes the gate (gate.h) while the command loads its gate filter, then serves it. */
+cordon_lx_status cordon_lx_pidns_spawn(cordon_lx_pidns *ns, const cordon_lx_plan *gate_plan, cordon_buf *msg);
+
+/* In the command, its gate filter loaded: hands the filter's listener to init (closing it here) and waits
+ * until init has attached it to the gate. Any failure: the command must not exec. */
+cordon_lx_status cordon_lx_pidns_hand_listener(cordon_lx_pidns *ns, int listener, cordon_buf *msg);
 #endif

@@ -144,6 +144,7 @@ bool cordon_lx_plan_map_sources(cordon_lx_plan *p, const char *text_name, const 
   for (size_t i = 0; ok && i < p->nmounts; i++) ok = map_one(&p->mounts[i].source, text_name, names, lines, n);
   for (size_t i = 0; ok && i < p->nnotes; i++) ok = map_one(&p->notes[i].source, text_name, names, lines, n);
   for (size_t i = 0; ok && i < p->nskipped; i++) ok = map_one(&p->skipped[i].source, text_name, names, lines, n);
+  for (size_t i = 0; ok && i < p->ngrules; i++) ok = map_one(&p->grules[i].source, text_name, names, lines, n);
   return ok;
 }
 

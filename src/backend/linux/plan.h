@@ -162,7 +162,7 @@ void *cordon_lx_plan_gate_to_hexv(const cordon_lx_plan *p);
  * cache keeps too (as hex), because its JSON form is five times larger and slower to read. */
 void cordon_lx_plan_gate_encode(const cordon_lx_plan *p, cordon_buf *out);
 /* Decodes a run cache entry's gate part into grules and git_safe_keys (runcache_format.c); true when
- * there was none. init calls it once the command is forked. */
+ * there was none. The gate decodes it into its own copy of the rules (cordon_lx_gate_new). */
 bool cordon_lx_plan_gate_decode(cordon_lx_plan *p);
 /* Whether the plan has a gate at all (rules decoded or not). */
 static inline bool cordon_lx_plan_has_gate(const cordon_lx_plan *p) { return p->ngrules || p->gate_raw; }

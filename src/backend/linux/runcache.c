@@ -432,7 +432,7 @@ void cordon_lx_runcache_store(const cordon_lx_plan *plan, const char *const *arg
   cordon_buf bpf = CORDON_BUF_INIT, valid = CORDON_BUF_INIT;  /* without them a hit builds the filters */
   bool have_bpf = cordon_lx_seccomp_export(plan, CORDON_LX_SECCOMP_BASE, &bpf);
   size_t base_len = bpf.len;
-  if (cordon_lx_seccomp_has_gate()) have_bpf = have_bpf && cordon_lx_seccomp_export(plan, CORDON_LX_SECCOMP_GATE, &bpf);
+  if (cordon_lx_plan_has_gate(plan)) have_bpf = have_bpf && cordon_lx_seccomp_export(plan, CORDON_LX_SECCOMP_GATE, &bpf);
   cordon_lx_seccomp_kernel(&valid);
   if (entry_view(plan, argv, env, cwd, &view, &ps)) {
     if (have_bpf && cordon_buf_str(&valid) && !valid.oom)  /* borrowed: free_view leaves them */

@@ -6,8 +6,9 @@
  * no user namespace below the run's, the limits joined; capabilities dropped but CAP_SYS_PTRACE in the
  * run's own user namespace (the gate reads callers' memory); no_new_privs, the base seccomp filter,
  * Landlock, non-dumpable; then it forks the command, which leaves the session when stdin is not a
- * terminal, drops the last capability, applies its rlimits, closes every inherited descriptor but those
- * passed on purpose, and execs. Any step failing stops before execve: the command never runs
+ * terminal, drops the last capability, loads the gate filter and hands its listener to init (which
+ * serves the gate, gate.h), applies its rlimits, closes every inherited descriptor but those passed on
+ * purpose, and execs. Any step failing stops before execve: the command never runs
  * half-sandboxed. */
 #include "backend/linux/landlock.h"
 #include "backend/linux/limits.h"
@@ -180,13 +181,17 @@ static cordon_lx_status sandbox_init(const cordon_lx_plan *plan, int abi, cordon
 }
 
 /* the command, after init forked it: its own steps, then execve. */
-static cordon_lx_status command_exec(const cordon_lx_plan *plan, const cordon_lx_limits_run *limits,
+static cordon_lx_status command_exec(const cordon_lx_plan *plan, cordon_lx_pidns *ns, const cordon_lx_limits_run *limits,
                                      const char *const *argv, const char *const *env, cordon_buf *msg) {
   /* Without a terminal on stdin there is no job control to keep: leave the caller's session so the
    * command cannot reach its terminal. With one, the session stays (the user's shell needs it) and
    * seccomp denies TIOCSTI instead. setsid fails for a process-group leader; that is harmless. */
   if (!isatty(STDIN_FILENO)) (void)setsid();
   cordon_lx_status st = drop_capabilities(-1, msg);
+  /* the gate filter is the command's alone: init, which answers it, must not be under it */
+  int listener = -1;
+  if (st == CORDON_LX_OK && ns->gate_plan) st = cordon_lx_seccomp_apply_gate(plan, &listener, msg);
+  if (st == CORDON_LX_OK && ns->gate_plan) st = cordon_lx_pidns_hand_listener(ns, listener, msg);
   if (st == CORDON_LX_OK) st = cordon_lx_limits_apply(&plan->limits, limits, msg);
   if (st == CORDON_LX_OK) st = cordon_lx_fds_close_inherited(plan->pass_fds, plan->npass_fds, msg);
   if (st != CORDON_LX_OK) return st;
@@ -211,9 +216,10 @@ static cordon_lx_status sandbox_and_exec(const cordon_lx_plan *plan, int abi, co
   }
   /* init from here on */
   if ((st = sandbox_init(plan, abi, ahead, cwd, in_userns, &limits, msg)) != CORDON_LX_OK) return st;
-  if ((st = cordon_lx_pidns_spawn(&ns, msg)) != CORDON_LX_OK) return st;
+  const cordon_lx_plan *gated = !plan->fs_unrestricted && cordon_lx_plan_has_gate(plan) ? plan : NULL;
+  if ((st = cordon_lx_pidns_spawn(&ns, gated, msg)) != CORDON_LX_OK) return st;
   /* the command from here on */
-  return command_exec(plan, &limits, argv, env, msg);
+  return command_exec(plan, &ns, &limits, argv, env, msg);
 }
 
 /* Best effort runs with what the kernel has; say what that leaves out, once, on stderr. */

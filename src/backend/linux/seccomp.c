@@ -18,10 +18,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* The gate's table (gate/). Weak, so that a build without the gate still links: then no gate filter can
- * be built, and applying one fails closed. */
-extern const cordon_lx_gated_syscall cordon_lx_gated_syscalls[] __attribute__((weak));
-
 #define SOCK_TYPE_MASK 0xf  /* the kernel's: what remains of socket()'s type once the flags are off */
 
 /* The argument holding clone()'s flags: s390 swaps the first two. */
@@ -152,15 +148,7 @@ static void base_rules(filter *f, const cordon_lx_plan *plan) {
   refuse_all(f, false, machine);
 }
 
-bool cordon_lx_seccomp_has_gate(void) { return cordon_lx_gated_syscalls != NULL; }
-
 static void gate_rules(filter *f) {
-  if (!cordon_lx_seccomp_has_gate()) {
-    cordon_buf_puts(f->msg, "seccomp: this build has no gate (cordon_lx_gated_syscalls): the gate filter "
-                            "cannot be built");
-    f->ok = false;
-    return;
-  }
   /* 32-bit programs are answered ENOSYS (the gate reads native arguments only): they cannot write */
   const uint32_t decide = f->compat ? SCMP_ACT_ERRNO(ENOSYS) : SCMP_ACT_NOTIFY;
   for (const cordon_lx_gated_syscall *g = cordon_lx_gated_syscalls; g->name; g++) {

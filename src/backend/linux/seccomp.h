@@ -41,9 +41,6 @@ cordon_lx_status cordon_lx_seccomp_apply_gate(const cordon_lx_plan *plan, int *l
 /* The base filter alone: what a runtime without the gate applies to the command. */
 cordon_lx_status cordon_lx_seccomp_apply(const cordon_lx_plan *plan, cordon_buf *msg);
 
-/* Whether this build has the gate (its syscall table, gate.h, is linked in): without it no gate filter
- * can be built, and the run cache stores the base program alone. */
-bool cordon_lx_seccomp_has_gate(void);
 /* Appends the BPF program (struct sock_filter array) libseccomp builds for `plan` to `out`; false when
  * it cannot be built or exported. */
 bool cordon_lx_seccomp_export(const cordon_lx_plan *plan, cordon_lx_seccomp_filter which, cordon_buf *out);

@@ -16,8 +16,9 @@ static bool program_ok(size_t len) {
 }
 
 bool cordon_lx_seccomp_stored(const cordon_lx_plan *plan) {
-  return plan->seccomp_bpf && program_ok(plan->seccomp_base_len) &&
-         (plan->seccomp_gate_len == 0 || program_ok(plan->seccomp_gate_len));
+  /* a plan with a gate needs its program (a stored entry without one is a miss, never an ungated run) */
+  bool gate_ok = plan->seccomp_gate_len ? program_ok(plan->seccomp_gate_len) : !cordon_lx_plan_has_gate(plan);
+  return plan->seccomp_bpf && program_ok(plan->seccomp_base_len) && gate_ok;
 }
 
 /* Loads a program the way seccomp_load does with cordon's attributes: no_new_privs is already set by

@@ -129,10 +129,30 @@ static int own(lx_compiler *cc, const lx_node *n, walk_state *out) {
   return add_mount(cc->plan, kind, n->path, true, false, false, n->source, reasons[part]);
 }
 
+/* Whether `want` at a node inside a bound tree changes nothing there: no Landlock right added, no mask. */
+static bool inert_inside(const walk_state *s, unsigned want) {
+  if (want & ~s->granted) return false;
+  if ((s->granted & CORDON_LX_READ) && !(want & CORDON_LX_READ)) return false;
+  if ((s->granted & CORDON_LX_EXEC) && !(want & CORDON_LX_EXEC) && !s->noexec) return false;
+  return s->bound_rw || !(want & CORDON_LX_MODIFY);
+}
+
+/* A node inside a bound tree that changes nothing whether it is a file, a directory or absent (a write
+ * deny in a writable tree, which the gate decides): not looked at, so the plan does not depend on it and
+ * a run that creates a file beside it (the workdir's .envrc) keeps the run cache's entry. */
+static bool inert(lx_compiler *cc, const lx_node *n, const walk_state *s) {
+  if (!s->bound || own_part_at(cc, n->path) != OWN_NONE) return false;
+  unsigned self = lx_decide(&cc->rules, n->path, false, NULL);
+  unsigned in = lx_decide(&cc->rules, n->path, true, NULL);
+  return !(in & ~self) && inert_inside(s, in & self) &&
+         inert_inside(s, self & ~(unsigned)(CORDON_LX_CREATE | CORDON_LX_REMOVE));
+}
+
 static bool visit(lx_compiler *cc, const lx_node *n, const walk_state *s, walk_state *out) {
   *out = *s;
   out->path = n->path;
   if (s->hidden) return true;  /* beneath a hidden directory nothing can be reached anyway */
+  if (inert(cc, n, s)) return true;
   struct stat st;
   if (cordon_lx_plan_stat(cc->plan, n->path, true, &st) != 0) return cordon_lx_plan_skip(cc->plan, n->source, n->path);
   bool is_dir = S_ISDIR(st.st_mode);

@@ -1,0 +1,228 @@
+/* src/backend/linux/gate/git_replace.c — replacing a git config or todo list the way git does, and
+ * checking a directory tree that is moved into a git directory.
+ *
+ * git writes config through config.lock and renames it over config; the sequencer writes its todo list
+ * the same way (write_message: git-rebase-todo.lock), and editors such as `sed -i` rename a file of
+ * their own over it. The gate reads the new text once, checks it, and writes those bytes itself into a
+ * fresh file that it renames over the target: whatever is written to the source later, through a
+ * descriptor kept open, never reaches git. */
+#include "backend/linux/gate/gate_impl.h"
+
+#include "core/gitconfig.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TEXT_MAX (4u << 20)     /* a config or todo list larger than this is refused, not read */
+#define TREE_MAX 100000         /* entries checked in a tree moved into a git directory */
+#define TREE_DEPTH 64
+
+/* Reads the regular file `name` in `dir` whole (NUL-terminated); NULL with *err set. */
+static char *read_text(int dir, const char *name, size_t *len, int *err) {
+  int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    *err = errno;
+    return NULL;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > TEXT_MAX) {
+    *err = EPERM;
+    close(fd);
+    return NULL;
+  }
+  size_t cap = (size_t)st.st_size + 1, n = 0;
+  char *buf = malloc(cap + 1);
+  for (ssize_t r = 1; buf && r > 0 && n <= TEXT_MAX;) {
+    if (n == cap) {
+      char *b = realloc(buf, (cap *= 2) + 1);
+      if (!b) break;
+      buf = b;
+    }
+    r = read(fd, buf + n, cap - n);
+    if (r > 0) n += (size_t)r;
+    else if (r < 0) n = TEXT_MAX + 1;
+  }
+  close(fd);
+  if (!buf || n > TEXT_MAX) {
+    *err = buf ? EPERM : ENOMEM;
+    free(buf);
+    return NULL;
+  }
+  buf[n] = '\0';
+  *len = n;
+  return buf;
+}
+
+/* Whether a config text `after` may replace `before` (NULL: none yet): every change is to a safe key.
+ * Otherwise `why` says which entry is not. */
+static bool config_ok(cordon_lx_gate *g, const char *before, size_t nb, const char *after, size_t na, char *why,
+                      size_t cap) {
+  cordon_gitconfig b = {0}, a = {0};
+  char err[160];
+  bool ok = false;
+  if (before && !cordon_gitconfig_parse(before, nb, &b, err, sizeof err))
+    snprintf(why, cap, "the current config does not parse (%s), so no change to it can be checked", err);
+  else if (!cordon_gitconfig_parse(after, na, &a, err, sizeof err))
+    snprintf(why, cap, "the new config does not parse (%s)", err);
+  else {
+    const cordon_gitconfig_entry *bad = NULL;
+    ok = cordon_gitconfig_changes_safe(&b, &a, (const char *const *)g->safe_keys, g->nsafe_keys, &bad);
+    if (!ok)
+      snprintf(why, cap, "%s.%s%s%s (line %u) is not a key a config written inside may add or change; run git "
+               "config outside the sandbox", bad->section, bad->subsection ? bad->subsection : "",
+               bad->subsection ? "." : "", bad->key, bad->line);
+  }
+  cordon_gitconfig_free(&b);
+  cordon_gitconfig_free(&a);
+  return ok;
+}
+
+/* Whether a todo list holds an exec line (first word x or exec): git runs those when the user continues. */
+static bool todo_ok(const char *text, char *why, size_t cap) {
+  unsigned line = 1;
+  for (const char *p = text; *p; line++) {
+    p += strspn(p, " \t");
+    size_t w = strcspn(p, " \t\r\n");
+    if ((w == 1 && (p[0] == 'x' || p[0] == 'X')) || (w == 4 && strncasecmp(p, "exec", 4) == 0)) {
+      snprintf(why, cap, "line %u is an exec line, which git would run outside the sandbox when the rebase or "
+               "cherry-pick is continued; use --exec outside the sandbox", line);
+      return false;
+    }
+    const char *nl = strchr(p, '\n');
+    if (!nl) break;
+    p = nl + 1;
+  }
+  return true;
+}
+
+static bool same_dir(int a, int b) {
+  struct stat x, y;
+  return fstat(a, &x) == 0 && fstat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/* Writes `text` into a fresh file in `dir` with `mode` and renames it over `name`. 0 or -errno. */
+static int install(cordon_lx_gate *g, int dir, const char *name, const char *text, size_t n, mode_t mode) {
+  char tmp[300];
+  int fd = -1;
+  for (int tries = 0; fd < 0 && tries < 16; tries++) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    snprintf(tmp, sizeof tmp, "%s.cordon-%lx%x", name, (unsigned long)ts.tv_nsec, ++g->tmp_counter);
+    fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EEXIST) return -errno;
+  }
+  if (fd < 0) return -EEXIST;
+  int rc = fchmod(fd, mode & 07777) == 0 ? 0 : -errno;
+  for (size_t done = 0; rc == 0 && done < n;) {
+    ssize_t w = write(fd, text + done, n - done);
+    if (w < 0) rc = -errno;
+    else done += (size_t)w;
+  }
+  if (close(fd) != 0 && rc == 0) rc = -errno;
+  if (rc == 0 && renameat(dir, tmp, dir, name) != 0) rc = -errno;
+  if (rc != 0) unlinkat(dir, tmp, 0);
+  return rc;
+}
+
+int git_replace(gate_call *c, git_kind kind, int sdir, const char *sname, const char *spath, int dir,
+                const char *name, const char *dpath) {
+  cordon_lx_gate *g = c->g;
+  char why[GATE_PATH_MAX];
+  const char *what = "rename";
+  char lock[300];
+  snprintf(lock, sizeof lock, "%s.lock", name);
+  struct stat sst;
+  if (!same_dir(sdir, dir) || (kind == GIT_CONFIG && strcmp(sname, lock) != 0)) {
+    snprintf(why, sizeof why, kind == GIT_CONFIG ? "a git config may only be replaced by renaming %s over it, as git "
+                                                   "does; run git config outside the sandbox"
+                                                 : "a todo list may only be replaced by a file from its own "
+                                                   "directory (%s)", kind == GIT_CONFIG ? lock : "the same one");
+    gate_refuse(g, what, dpath, why, git_rule_name(kind));
+    return -EPERM;
+  }
+  if (fstatat(sdir, sname, &sst, AT_SYMLINK_NOFOLLOW) != 0) return -errno;
+  struct stat dst;
+  bool exists = fstatat(dir, name, &dst, AT_SYMLINK_NOFOLLOW) == 0;
+  if (!S_ISREG(sst.st_mode) || (exists && !S_ISREG(dst.st_mode))) {
+    gate_refuse(g, what, dpath, "only a regular file may replace a regular file here", git_rule_name(kind));
+    return -EPERM;
+  }
+  size_t na = 0, nb = 0;
+  int err = 0;
+  char *after = read_text(sdir, sname, &na, &err), *before = NULL;
+  if (!after) {
+    if (err == EPERM) gate_refuse(g, what, spath, "too large to check (over 4 MiB)", git_rule_name(kind));
+    return -err;
+  }
+  if (exists && !(before = read_text(dir, name, &nb, &err))) {
+    free(after);
+    if (err == EPERM) gate_refuse(g, what, dpath, "the current file cannot be checked against", git_rule_name(kind));
+    return -err;
+  }
+  bool ok = kind == GIT_CONFIG ? config_ok(g, before, nb, after, na, why, sizeof why) : todo_ok(after, why, sizeof why);
+  int rc = -EPERM;
+  if (!ok) gate_refuse(g, what, dpath, why, git_rule_name(kind));
+  else if ((rc = install(g, dir, name, after, na, sst.st_mode)) == 0)
+    (void)unlinkat(sdir, sname, 0);  /* the caller's rename is done: its source name is gone */
+  free(before);
+  free(after);
+  return rc;
+}
+
+static const char *tree_check(cordon_lx_gate *g, int fd, const char *dname, size_t *budget, int depth) {
+  if (depth > TREE_DEPTH) return "the tree is too deep to check";
+  DIR *d = fdopendir(fd);
+  if (!d) {
+    close(fd);
+    return "the tree cannot be read to check it";
+  }
+  const char *bad = NULL;
+  char why[GATE_PATH_MAX];
+  for (struct dirent *e; !bad && (e = readdir(d));) {
+    const char *n = e->d_name;
+    if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0) continue;
+    if ((*budget)-- == 0) {
+      bad = "the tree is too large to check";
+      break;
+    }
+    struct stat st;
+    if (fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      bad = "an entry of the tree cannot be checked";
+      break;
+    }
+    bool is_dir = S_ISDIR(st.st_mode);
+    bool todo = (strcasecmp(dname, "rebase-merge") == 0 && strcasecmp(n, "git-rebase-todo") == 0) ||
+                (strcasecmp(dname, "sequencer") == 0 && strcasecmp(n, "todo") == 0);
+    bool config = strcasecmp(n, "config") == 0 || strcasecmp(n, "config.worktree") == 0;
+    if (strcasecmp(dname, "hooks") == 0 && !git_name_sample(n)) bad = "it holds a hook (hooks/ may hold only *.sample)";
+    else if (strcasecmp(n, "hooks") == 0 && !is_dir) bad = "its hooks is not a directory";
+    else if ((config || todo) && !is_dir) {
+      size_t len;
+      int err;
+      char *text = S_ISREG(st.st_mode) ? read_text(dirfd(d), n, &len, &err) : NULL;
+      if (!text) bad = "it holds a config or todo list that is not a readable regular file";
+      else if (config ? !config_ok(g, NULL, 0, text, len, why, sizeof why) : !todo_ok(text, why, sizeof why))
+        bad = config ? "it holds a config with keys a config written inside may not set" : "it holds a todo list with exec lines";
+      free(text);
+    } else if (is_dir) {
+      int sub = openat(dirfd(d), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      bad = sub < 0 ? "a directory of the tree cannot be read to check it" : tree_check(g, sub, n, budget, depth + 1);
+    }
+  }
+  closedir(d);
+  return bad;
+}
+
+const char *git_tree_refusal(cordon_lx_gate *g, int fd, const char *name) {
+  int d = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (d < 0) return "the directory cannot be read to check it";
+  size_t budget = TREE_MAX;
+  return tree_check(g, d, name, &budget, 0);
+}
