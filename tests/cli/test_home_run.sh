@@ -51,15 +51,9 @@ attempt "create a file in HOME" ok 'echo x > notes.txt'
 attempt "append to .bashrc" fail 'echo evil >> .bashrc'
 attempt "read .bashrc" ok 'cat .bashrc'
 # HOME's dot-entries no fragment names: the policy's workdir grant leaves them out (a require-not regex),
-# which only the gate decides on Linux (docs/linux-sandbox.md, "The gate"). Until the run wires the gate
-# the write still succeeds: a strict expected failure, which fails the test the day it starts being
-# refused, so that it becomes a plain assertion.
-if "$cordon" run --no-config --workdir "$home" -- /bin/sh -c 'echo evil > .newtoolrc' >/dev/null 2>&1; then
-  echo "XFAIL: create a dot-file no fragment names: allowed (the HOME rule waits for the gate)"; ok
-  rm -f "$home/.newtoolrc"
-else
-  bad "XPASS: create a dot-file no fragment names is refused now: turn this into a plain attempt ... fail"
-fi
+# which the gate decides on Linux (docs/linux-gate.md).
+attempt "create a dot-file no fragment names" fail 'echo evil > .newtoolrc'
+attempt "create a dot-directory no fragment names" fail 'mkdir .newtool'
 attempt "poison the host's Go build cache" fail 'echo evil > .cache/go-build/ab-d'
 attempt "write the sandbox's own Go build cache" ok 'echo x > "$GOCACHE/ab-d" && [ "$GOCACHE" = "$HOME/.local/state/cordon/caches/go-build" ]'
 attempt "replace a program in ~/.cargo/bin" fail 'echo evil > .cargo/bin/tool'
@@ -80,6 +74,7 @@ check_file "$home/.claude/settings.json" '{}'
 check_file "$home/.config/cordon/config.yaml" 'enable: []'
 check_file "$home/.ssh/id_ed25519" key
 [ ! -e "$home/.cargo/bin/new" ] && ok || bad "a program was added to ~/.cargo/bin"
+[ ! -e "$home/.newtoolrc" ] && [ ! -e "$home/.newtool" ] && ok || bad "a dot-entry no fragment names was made in HOME"
 check_file "$home/.cache/go-build/ab-d" obj
 [ "$(cat "$home/.local/state/cordon/caches/go-build/ab-d")" = x ] && ok || bad "the sandbox's cache write did not happen"
 [ "$(cat "$home/src/main.c")" = x ] && ok || bad "the project write did not happen"
