@@ -161,6 +161,9 @@ void *cordon_lx_plan_gate_to_hexv(const cordon_lx_plan *p);
 /* The gate's part in the run cache's binary form (runcache_format.c), appended to `out`: what the plan
  * cache keeps too (as hex), because its JSON form is five times larger and slower to read. */
 void cordon_lx_plan_gate_encode(const cordon_lx_plan *p, cordon_buf *out);
+/* The same, taking `filter` (resolved already), `path` and `source` as they are (freed on failure). */
+bool cordon_lx_plan_take_grule(cordon_lx_plan *p, cordon_action action, const unsigned char levels[CORDON_LX_NCLASSES],
+                               cordon_filter *filter, char *path, bool subtree, char *source);
 /* Decodes a run cache entry's gate part into grules and git_safe_keys (runcache_format.c); true when
  * there was none. The gate decodes it into its own copy of the rules (cordon_lx_gate_new). */
 bool cordon_lx_plan_gate_decode(cordon_lx_plan *p);

@@ -32,28 +32,39 @@ fail:
   return NULL;
 }
 
+bool cordon_lx_plan_take_grule(cordon_lx_plan *p, cordon_action action, const unsigned char levels[CORDON_LX_NCLASSES],
+                               cordon_filter *filter, char *path, bool subtree, char *source) {
+  bool ok = source != NULL;
+  if (ok && p->ngrules == p->grules_cap) {
+    size_t cap = p->grules_cap ? p->grules_cap * 2 : 32;
+    cordon_lx_grule *g = realloc(p->grules, cap * sizeof *g);
+    if (g) p->grules = g, p->grules_cap = cap;
+    ok = g != NULL;
+  }
+  if (!ok) {
+    cordon_filter_free(filter);
+    free(path);
+    free(source);
+    return false;
+  }
+  cordon_lx_grule g = {.action = action, .filter = filter, .path = path, .subtree = subtree, .source = source};
+  memcpy(g.levels, levels, sizeof g.levels);
+  p->grules[p->ngrules++] = g;
+  return true;
+}
+
 bool cordon_lx_plan_add_grule(cordon_lx_plan *p, cordon_action action, const unsigned char levels[CORDON_LX_NCLASSES],
                               const cordon_filter *filter, const char *path, bool subtree, const char *source,
                               const char *const *params, size_t nparams) {
-  if (p->ngrules == p->grules_cap) {
-    size_t cap = p->grules_cap ? p->grules_cap * 2 : 32;
-    cordon_lx_grule *g = realloc(p->grules, cap * sizeof *g);
-    if (!g) return false;
-    p->grules = g, p->grules_cap = cap;
-  }
-  cordon_lx_grule g = {.action = action, .subtree = subtree};
-  memcpy(g.levels, levels, sizeof g.levels);
-  g.filter = filter ? copy_filter(filter, params, nparams) : NULL;
-  g.path = path ? strdup(path) : NULL;
-  g.source = strdup(source ? source : "");
-  if ((filter && !g.filter) || (path && !g.path) || !g.source) {
-    cordon_filter_free(g.filter);
-    free(g.path);
-    free(g.source);
+  cordon_filter *f = filter ? copy_filter(filter, params, nparams) : NULL;
+  char *pcopy = path ? strdup(path) : NULL, *scopy = strdup(source ? source : "");
+  if ((filter && !f) || (path && !pcopy) || !scopy) {
+    cordon_filter_free(f);
+    free(pcopy);
+    free(scopy);
     return false;
   }
-  p->grules[p->ngrules++] = g;
-  return true;
+  return cordon_lx_plan_take_grule(p, action, levels, f, pcopy, subtree, scopy);
 }
 
 bool cordon_lx_plan_add_git_safe_key(cordon_lx_plan *p, const char *key) {

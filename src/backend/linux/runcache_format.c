@@ -242,10 +242,12 @@ static bool get_gate_part(cursor *c, cordon_lx_plan *p) {
     if (c->bad || action > CORDON_DENY || parts > 7) return c->bad = true, false;
     cordon_filter *f = parts & G_FILTER ? get_filter(c, 0) : NULL;
     char *path = parts & G_PATH ? get_str(c) : NULL, *source = get_str(c);
-    bool ok = !c->bad && (!path || path[0] == '/') &&
-              cordon_lx_plan_add_grule(p, (cordon_action)action, levels, f, path, parts & G_SUBTREE, source, NULL, 0);
-    cordon_filter_free(f), free(path), free(source);
-    if (!ok) c->bad = true;
+    if (c->bad || (path && path[0] != '/')) {
+      cordon_filter_free(f), free(path), free(source);
+      return c->bad = true, false;
+    }
+    /* taken as decoded: init does this on every run, and a copy would double its cost */
+    if (!cordon_lx_plan_take_grule(p, (cordon_action)action, levels, f, path, parts & G_SUBTREE, source)) c->bad = true;
   }
   n = get_count(c);
   for (uint32_t i = 0; i < n && !c->bad; i++) {
