@@ -36,10 +36,12 @@ end)
 t.test("a table profile and options are accepted", function()
   local plan = assert(linux.compile(nil, { kind = "managed", network = "enabled",
     filesystem = { kind = "restricted", entries = { { special = ":workspace_roots", access = "write" } } } },
-    ctx, { best_effort = true, private_tmp = true }))
+    ctx, { best_effort = true, shared_tmp = true }))
   local tbl = plan:to_table()
   t.eq(tbl.min_abi, 1, "best effort accepts any ABI")
-  t.eq(tbl.private_tmp, true, "private tmp")
+  t.eq(tbl.shared_tmp, true, "the host's /tmp on request")
+  t.eq(assert(linux.compile(nil, profile.standard("read-only"), ctx, {})):to_table().shared_tmp, false,
+    "a private /tmp by default")
   t.eq(tbl.network, "enabled", "network")
 end)
 

@@ -6,15 +6,13 @@
 . "$(dirname "$0")/lib.sh"
 
 command -v python3 >/dev/null || skip "python3 is needed for the loopback servers"
-SERVERS="$(dirname "$0")/servers.py"
-cp "$SERVERS" "$ROOT/servers.py"
-chmod 644 "$ROOT/servers.py"
+stage servers.py
 
 # serve KIND ADDRESS LOG: starts a server, sets PORT
 serve() {
   local fifo="$ROOT/fifo.$RANDOM"
   mkfifo "$fifo"
-  python3 "$ROOT/servers.py" "$1" "$2" "$3" >"$fifo" &
+  python3 "$BIN/servers.py" "$1" "$2" "$3" >"$fifo" &
   BG_PIDS="$BG_PIDS $!"
   read -r _ PORT <"$fifo"
   rm -f "$fifo"
