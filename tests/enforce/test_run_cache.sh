@@ -13,7 +13,7 @@ rc() {
   local envs=()
   while [ "$1" != "--" ]; do envs+=("$1"); shift; done
   shift
-  ERR=$(as "$user" "${DIR:-$W}" "$H" env CORDON_TRACE=1 "${envs[@]}" "${BIN:-$CORDON}" run --workdir "$W" "$@" 2>&1 >/dev/null)
+  ERR=$(as "$user" "${DIR:-$W}" "$H" env CORDON_TRACE=1 "${envs[@]}" "${RUN_BIN:-$CORDON}" run --workdir "$W" "$@" 2>&1 >/dev/null)
   RC=$?
   local line
   line=$(printf '%s\n' "$ERR" | grep -m1 '^cordon: run-cache: \(hit\|miss\|off\)')
@@ -173,19 +173,19 @@ for u in $USERS; do
   cp "$CORDON" "$CASE/bin/cordon"
   [ -e "$CORDON-full" ] && cp "$CORDON-full" "$CASE/bin/cordon-full"  # the static front's other half
   chmod 755 "$CASE/bin" "$CASE/bin"/cordon*
-  BIN="$CASE/bin/cordon" rc "$u" -- -- true
-  BIN="$CASE/bin/cordon" rc "$u" -- -- true
+  RUN_BIN="$CASE/bin/cordon" rc "$u" -- -- true
+  RUN_BIN="$CASE/bin/cordon" rc "$u" -- -- true
   expect "a copied binary caches its runs" 0 hit
   cp "$CORDON" "$CASE/bin/cordon.new" && mv "$CASE/bin/cordon.new" "$CASE/bin/cordon"
-  BIN="$CASE/bin/cordon" rc "$u" -- -- true
+  RUN_BIN="$CASE/bin/cordon" rc "$u" -- -- true
   expect "replacing the binary is a miss" 0 miss
   if [ -e "$CORDON-full" ]; then
-    BIN="$CASE/bin/cordon" rc "$u" -- -- true
+    RUN_BIN="$CASE/bin/cordon" rc "$u" -- -- true
     cp "$CORDON-full" "$CASE/bin/cordon-full.new" && mv "$CASE/bin/cordon-full.new" "$CASE/bin/cordon-full"
-    BIN="$CASE/bin/cordon" rc "$u" -- -- true
+    RUN_BIN="$CASE/bin/cordon" rc "$u" -- -- true
     expect "replacing cordon-full (the front's other half) is a miss too" 0 miss
     rm "$CASE/bin/cordon-full"
-    BIN="$CASE/bin/cordon" rc "$u" -- -- true
+    RUN_BIN="$CASE/bin/cordon" rc "$u" -- -- true
     case $ERR in *"cannot start"*cordon-full*) ok "$u: without cordon-full the front says so" ;;
                  *) bad "$u: without cordon-full: $ERR" ;; esac
     check "$u: and fails closed (exit 125)" test "$RC" = 125

@@ -45,6 +45,7 @@ for u in $USERS; do
     test ! -e "$W/.envrc" -a ! -e "$W/.cordon.yaml" -a ! -e "$W/.cordon"
   as "$u" "$H" "$H" "$CORDON" run --workdir "$H" -- sh -c 'git config --global core.hooksPath /evil; echo evil >.gitconfig' 2>/dev/null
   check "$u: with HOME as the workdir, a missing ~/.gitconfig cannot be created" test ! -e "$H/.gitconfig"
+  rm -rf "$W/.envrc" "$W/.cordon.yaml" "$W/.cordon" "$H/.gitconfig"  # what got through is reported above
 
   # --- /dev: the devices the design names and the run's own terminal devices, nothing of the host's -----
   out=$(sbx "$u" -- ls -A /dev | tr '\n' ' ')
