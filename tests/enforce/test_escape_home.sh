@@ -3,14 +3,14 @@
 # read-only unless a fragment grants one by name, and cordon's own config and state are never writable.
 # With `cordon run --workdir ~` (default tree, workspace-write, as root and as an unprivileged user) every
 # start-up file a later program of the user reads (editors, tmux, the X session, PAM, systemd's
-# environment.d, direnv's allow list, cordon's own config, trust list and session database) is refused,
-# existing or missing, and unchanged on the host afterwards; a new dot-entry cannot be made; ~/projects
+# environment.d, direnv's allow list, git's global config, cordon's own config, trust list and session
+# database) is refused, written, replaced, removed, existing or missing, and unchanged on the host; a new dot-entry cannot be made; ~/projects
 # stays writable. Then the host's own `bash -i`, `bash -l` and `tmux -f ~/.tmux.conf` run nothing planted
 # (the same plant made on the host does run: the control), and the next run's policy is unchanged.
 . "$(dirname "$0")/lib.sh"
 
 # Existing start-up files (each holds something of the user's) and missing ones, relative to HOME.
-EXISTING=".vimrc .config/nvim/init.vim .tmux.conf .xprofile .pam_environment .profile .bash_profile
+EXISTING=".gitconfig .vimrc .config/nvim/init.vim .tmux.conf .xprofile .pam_environment .profile .bash_profile
 .config/environment.d/10-path.conf .config/cordon/config.yaml .local/state/cordon/sessions.db"
 MISSING=".config/environment.d/x.conf .local/share/direnv/allow/0000 .config/cordon/trusted-workdirs
 .config/cordon/config.d/evil.yaml .local/state/cordon/planted .zshenv .newdot .newdir/file"
@@ -22,6 +22,7 @@ exec 2>/dev/null
 for f in .bashrc .profile .bash_profile; do echo "touch \"$M\"" >>"$f"; done
 echo "run-shell \"touch $M\"" >>.tmux.conf
 for f in '"$EXISTING"' '"$MISSING"'; do mkdir -p "$(dirname "$f")"; echo "evil" >>"$f"; done
+rm -f .gitconfig; mv .vimrc .vimrc.old; echo evil >.vimrc.new && mv .vimrc.new .vimrc
 printf "profile: danger-full-access\n" >.config/cordon/config.yaml
 echo "$HOME" >.config/cordon/trusted-workdirs'
 

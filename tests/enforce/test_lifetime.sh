@@ -47,6 +47,11 @@ except subprocess.TimeoutExpired:
   expect_eq "$u: a setsid process is gone once cordon returns (ps on the host)" "$(left "sleep ${tag}1")" ""
   expect_eq "$u: a double-forked daemon ignoring SIGHUP and SIGTERM is gone too" "$(left "sleep ${tag}2")" ""
   expect_eq "$u: so is a nohup one" "$(left "sleep ${tag}3")" ""
+  # a descriptor the caller passed in is held by nothing of the run once cordon returns
+  : >"$CASE/held" && chmod 666 "$CASE/held"
+  sbx "$u" -- sh -c "setsid sleep ${tag}6 & sleep 0.2" 7>>"$CASE/held"
+  holders=$(for fd in /proc/[0-9]*/fd/*; do [ "$(readlink "$fd" 2>/dev/null)" = "$CASE/held" ] && echo "${fd%/fd/*}"; done | sort -u | tr '\n' ' ')
+  expect_eq "$u: no process holds a descriptor the caller passed in, once cordon returned" "$holders" ""
 
   # --- no way out through a new user namespace ---------------------------------------------------------
   sbx "$u" -- unshare -U -m --propagation unchanged true 2>/dev/null

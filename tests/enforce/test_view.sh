@@ -46,6 +46,19 @@ for u in $USERS; do
   as "$u" "$H" "$H" "$CORDON" run --workdir "$H" -- sh -c 'git config --global core.hooksPath /evil; echo evil >.gitconfig' 2>/dev/null
   check "$u: with HOME as the workdir, a missing ~/.gitconfig cannot be created" test ! -e "$H/.gitconfig"
   rm -rf "$W/.envrc" "$W/.cordon.yaml" "$W/.cordon" "$H/.gitconfig"  # what got through is reported above
+  # HOME as the workdir, with a repository under it, then kept in git itself (dotfiles)
+  git init -q "$H/proj" && chown -R "$u" "$H/proj"
+  out=$(as "$u" "$H" "$H" "$CORDON" run --workdir "$H" -- sh -c 'git config --global --list 2>&1; echo "exit $?"; git -C proj status --short; echo "exit $?"')
+  expect_eq "$u: with HOME as the workdir, git config --global and git status in a repository under it behave as on the host" \
+    "$out" "$(as "$u" "$H" "$H" sh -c 'git config --global --list 2>&1; echo "exit $?"; git -C proj status --short; echo "exit $?"')"
+  git init -q "$H" && chown -R "$u" "$H/.git"
+  # (what HOME's secrets hide inside, git cannot list there: only what inside adds counts)
+  as "$u" "$H" "$H" "$CORDON" run --workdir "$H" -- git status --porcelain --untracked-files=all >"$CASE/inside" 2>&1
+  as "$u" "$H" "$H" git status --porcelain --untracked-files=all >"$CASE/outside" 2>&1
+  expect_eq "$u: with HOME a git work tree, git status inside lists nothing the host does not" \
+    "$(LC_ALL=C comm -23 <(LC_ALL=C sort "$CASE/inside") <(LC_ALL=C sort "$CASE/outside"))" ""
+  rm -f "$CASE/inside" "$CASE/outside"
+  rm -rf "$H/.git" "$H/proj"
 
   # --- /dev: the devices the design names and the run's own terminal devices, nothing of the host's -----
   out=$(sbx "$u" -- ls -A /dev | tr '\n' ' ')
