@@ -72,8 +72,10 @@ for u in $USERS; do
     while read -r name dir; do
       expect_eq "$u ($home HOME): the host's $name cache is byte-identical afterwards" "$(tree_state "$dir")" "${before[$name]}"
     done < <(host_caches)
-    corepack_run "$u"
-    check "$u ($home HOME): the host's own corepack pnpm runs nothing planted inside" test ! -e "$O/marker"
+    if command -v corepack >/dev/null; then
+      corepack_run "$u"
+      check "$u ($home HOME): the host's own corepack pnpm runs nothing planted inside" test ! -e "$O/marker"
+    fi
 
     # where the run's writes went: only into its own caches, which explain lists
     state_dir="$H/.local/state/cordon/"
@@ -100,6 +102,7 @@ for u in $USERS; do
 done
 
 # control: the same plant in the host's own corepack cache is run by the host's next `corepack pnpm`
+command -v corepack >/dev/null || { echo "note: no corepack: only the cache listings are checked"; finish; exit; }
 u=${USERS%% *}
 new_case "$u"
 host "$u" bash -c "PNPM=$PNPM; $(declare -f plant_corepack); plant_corepack '$H/.cache/node/corepack' '$O/marker'"

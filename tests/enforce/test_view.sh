@@ -53,11 +53,11 @@ for u in $USERS; do
     "$out" "$(as "$u" "$H" "$H" sh -c 'git config --global --list 2>&1; echo "exit $?"; git -C proj status --short; echo "exit $?"')"
   git init -q "$H" && chown -R "$u" "$H/.git"
   # (what HOME's secrets hide inside, git cannot list there: only what inside adds counts)
-  as "$u" "$H" "$H" "$CORDON" run --workdir "$H" -- git status --porcelain --untracked-files=all >"$CASE/inside" 2>&1
-  as "$u" "$H" "$H" git status --porcelain --untracked-files=all >"$CASE/outside" 2>&1
+  as "$u" "$H" "$H" "$CORDON" run --workdir "$H" -- git status --porcelain --untracked-files=all >"$CASE/status-inside" 2>&1
+  as "$u" "$H" "$H" git status --porcelain --untracked-files=all >"$CASE/status-host" 2>&1
   expect_eq "$u: with HOME a git work tree, git status inside lists nothing the host does not" \
-    "$(LC_ALL=C comm -23 <(LC_ALL=C sort "$CASE/inside") <(LC_ALL=C sort "$CASE/outside"))" ""
-  rm -f "$CASE/inside" "$CASE/outside"
+    "$(LC_ALL=C comm -23 <(LC_ALL=C sort "$CASE/status-inside") <(LC_ALL=C sort "$CASE/status-host"))" ""
+  rm -f "$CASE/status-inside" "$CASE/status-host"
   rm -rf "$H/.git" "$H/proj"
 
   # --- /dev: the devices the design names and the run's own terminal devices, nothing of the host's -----

@@ -55,6 +55,8 @@ for u in $USERS; do
   if command -v node >/dev/null; then
     out=$(sbx "$u" -- sh -c 'node -e "process.stdout.write(String(process.memoryUsage().rss > 0))"' 2>&1)
     expect_eq "$u: node's process.memoryUsage() works in a child" "$out" true
+  else
+    echo "note: no node: process.memoryUsage() is not tested"
   fi
   out=$(sbx "$u" -- python3 -c 'import multiprocessing as mp
 from multiprocessing.synchronize import SemLock
@@ -99,6 +101,8 @@ for u in $USERS; do
   if command -v npm >/dev/null; then
     out=$(sbx "$u" -- sh -c 'cd app && npm install -s --offline --no-audit --no-fund --no-update-notifier >/dev/null && node -e "console.log(require(\"dep\"))"' 2>&1)
     expect_eq "$u: with a fresh HOME, npm install of a local file: dependency works" "$out" dep-ok
+  else
+    echo "note: no npm: the npm case is not tested"
   fi
   out=$(sbx "$u" -- sh -c 'cd pyp && python3 -m pip wheel -q --no-deps --no-build-isolation --no-index -w ../dist . >/dev/null && ls ../dist' 2>&1)
   expect_eq "$u: with a fresh HOME, pip wheel of a local package works" "$(tail -1 <<<"$out")" demo-0.1-py3-none-any.whl
@@ -113,6 +117,8 @@ for u in $USERS; do
       printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("go-ok") }\n' >"$W/gomod/main.go" && chown -R "$u" "$W/gomod"
     out=$(sbx "$u" -- sh -c 'cd gomod && go build -o tiny . && ./tiny' 2>&1)
     expect_eq "$u: with a fresh HOME, go build works" "$out" go-ok
+  else
+    echo "note: no go: the go case is not tested"
   fi
 done
 
