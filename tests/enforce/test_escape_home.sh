@@ -55,6 +55,7 @@ for u in $USERS; do
     expect_eq "$u: with HOME as the workdir, ~/$f is refused and unchanged" "$(state "$H/$f")" "${before[$f]}"
   done
   unset before
+  check "$u: ... and no new dot-directory either (~/.newdir)" test ! -e "$H/.newdir"
   out=$(as "$u" "$H" "$H" "$CORDON" run --workdir "$H" -- sh -c 'mkdir -p projects/x && echo mine >projects/x/file && cat projects/x/file' 2>&1)
   check "$u: ... while ~/projects/x/file is writable (got: $out)" test "$out" = mine -a "$(cat "$H/projects/x/file" 2>/dev/null)" = mine
   verdict "$u"

@@ -32,10 +32,10 @@ for u in $USERS; do
   same "ls / lists the real names" ls -A /
   same "ls ~ lists HOME's entries" ls -A "$H"
   same "ls .. lists the workdir's parent" ls -A ..
-  d=$W
-  while [ "$d" != / ]; do
-    d=$(dirname "$d")
+  d=$(dirname "$W")
+  while [ "$d" != / ]; do  # (/ itself is above)
     same "ls $d (an ancestor of the workdir) lists its real names" ls -A "$d"
+    d=$(dirname "$d")
   done
   same "bash's completion of ~/ lists HOME's entries" bash -c 'compgen -f ~/ | sort'
 
