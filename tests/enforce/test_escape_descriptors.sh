@@ -56,6 +56,5 @@ for u in $USERS; do
       check "$u: a socket descriptor left open by the caller reaches no server (it ran nothing)" test ! -e "$CASE/marker"
     fi
   done
-
 done
 finish
