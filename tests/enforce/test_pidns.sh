@@ -40,7 +40,9 @@ for u in $USERS; do
       test "$rc" = 125 -a ! -e "$W/ran" -a -n "$(grep -i 'mount' <<<"$out")"
   fi
 
-  # the run cache: a second identical run is a hit, and still in its own namespace
+  # the run cache: a second identical run is a hit, and still in its own namespace (once the files the
+  # policy reads, which new_case wrote just now, are old enough to be trusted by their identity)
+  sleep 1.1
   first=$(as "$u" "$W" "$H" env CORDON_TRACE=1 "$CORDON" run --workdir "$W" -- sh -c 'ls /proc/self/fd >/dev/null && echo $$' 2>&1)
   second=$(as "$u" "$W" "$H" env CORDON_TRACE=1 "$CORDON" run --workdir "$W" -- sh -c 'ls /proc/self/fd >/dev/null && echo $$' 2>&1)
   check "$u: the first run is a miss ($(echo $first))" grep -q 'run-cache: miss' <<<"$first"

@@ -31,6 +31,9 @@ entry() { ls -t "$H"/.cache/cordon/linux-runs/*.run 2>/dev/null | head -1; }
 
 for u in $USERS; do
   new_case "$u"
+  # The policy reads the workdir's .git/config (its hooksPath); new_case just wrote it, and a file
+  # changed less than a second ago is never trusted by the run cache.
+  sleep 1.1
 
   rc "$u" -- -- true
   expect "the first run is a miss" 0 miss
@@ -54,12 +57,14 @@ for u in $USERS; do
     rc "$u" -- -- sh -c "$cmd || exit 42"
     expect "$d: denied on a hit too" 42 hit
     check "$u: $d: target unchanged" test "$(state "$target")" = "$before"
+    [ "$(state "$target")" = "$before" ] || sleep 1.1  # what got through must not spoil the next case
   }
   hit_denied "write outside the workdir" "$O/file" "echo evil >'$O/file'"
   hit_denied "read ~/.ssh/id_*" "$H/.ssh/id_ed25519" "cat '$H/.ssh/id_ed25519'"
   hit_denied "write .git/hooks/*" "$W/.git/hooks/pre-commit" "echo evil >.git/hooks/pre-commit"
-  # (the first run creates the file, so the workdir it was compiled against changed: primed twice)
+  # (the first run creates the file: the workdir changed, and the run cache waits for it to settle)
   rc "$u" -- -- sh -c 'echo ok >inside && cat file >/dev/null'
+  sleep 1.1
   rc "$u" -- -- sh -c 'echo ok >inside && cat file >/dev/null'
   rc "$u" -- -- sh -c 'echo ok >inside && cat file >/dev/null'
   expect "a hit still writes inside the workdir" 0 hit
@@ -83,15 +88,18 @@ for u in $USERS; do
   rc "$u" -- -- sh -c "$write_out"
   printf 'add-dirs: [%s]\n' "$O" >"$W/.cordon.yaml"
   chown "$u" "$W/.cordon.yaml"
+  sleep 1.1  # settled: the second run below may be stored
   rc "$u" -- -- sh -c "$write_out"
   expect "an untrusted .cordon.yaml appearing is a miss, and stays ignored" 2 miss
   rc "$u" -- -- sh -c "$write_out"
   expect "the same again is a hit" 2 hit
-  printf '%s\n' "$W" >"$H/.config/cordon/trusted-workdirs"
+  # A trust-list entry pins the file's content (lua/cordon/trust.lua): its SHA-256, then the directory.
+  printf 'sha256:%s %s\n' "$(sha256sum <"$W/.cordon.yaml" | cut -d' ' -f1)" "$W" >"$H/.config/cordon/trusted-workdirs"
   chown "$u" "$H/.config/cordon/trusted-workdirs"
   rc "$u" -- -- sh -c "$write_out"
   expect "trusting the workdir is a miss, and its config applies" 0 miss
   rm -f "$O/new" "$W/.cordon.yaml" "$H/.config/cordon/trusted-workdirs"
+  sleep 1.1  # the workdir settles again
 
   rc "$u" -- --add-dirs "$O" -- sh -c "$write_out"
   expect "--add-dirs is a miss, and applies" 0 miss
@@ -145,6 +153,7 @@ for u in $USERS; do
     rc "$u" -- -- sh -c "$probe || exit 42"
     expect "denied on a hit as on a miss: $probe" 42 hit
     check "$u: and the target is unchanged ($target)" test "$(state "$target")" = "$before"
+    [ "$(state "$target")" = "$before" ] || sleep 1.1  # what got through must not spoil the next probe
   done
 
   mkdir -p "$W/sub"

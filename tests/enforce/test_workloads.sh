@@ -139,6 +139,7 @@ for u in $USERS; do
     printf '[package]\nname = "a"\nversion = "0.1.0"\nedition = "2021"\n' >"$ws/crates/a/Cargo.toml"
     echo 'fn main() { println!("a-ok"); }' >"$ws/crates/a/src/main.rs"
     chown -R "$u" "$ws"
+    host "$u" sh -c "cd '$ws' && cargo generate-lockfile -q --offline"  # a project's Cargo.lock is checked in
     out=$(as "$u" "$ws/crates/a" "$H" "$CORDON" run --workdir "$ws/crates/a" -- cargo run -q --offline 2>&1)
     expect_eq "$u: a cargo workspace whose root is above the workdir builds" "$out" a-ok
   fi
@@ -179,8 +180,14 @@ for u in $USERS; do
   check "$u: an interactive bash inside runs what is typed (got: $(echo $out))" grep -qx typed-inside <<<"$out"
   check "$u: ... the host's ~/.bash_history is not readable inside" test -z "$(grep secret-history-line <<<"$out")"
   expect_eq "$u: ... nor changed by it (docs/environment.md)" "$(state "$H/.bash_history")" "$hist_before"
+  out=$(sbx "$u" -- sh -c 'echo "$HISTFILE"; cat "$HISTFILE" 2>/dev/null' 2>&1)
+  case $(head -1 <<<"$out") in
+    "$H/.local/state/cordon/"*) ok "$u: ... a sandboxed shell's HISTFILE is the sandbox's own ($(head -1 <<<"$out"))" ;;
+    *) bad "$u: ... a sandboxed shell's HISTFILE is the sandbox's own (got: $(head -1 <<<"$out"))" ;;
+  esac
+  check "$u: ... and keeps what was typed inside, for the next run" grep -qx 'echo typed-inside' <<<"$out"
 
-  vars=(GOPATH="$H/gopath" CARGO_HOME="$H/.cargo" GOFLAGS=-mod=mod NODE_OPTIONS=--max-old-space-size=4096
+  vars=(GOPATH="$H/gopath" GOFLAGS=-mod=mod NODE_OPTIONS=--max-old-space-size=4096
         VIRTUAL_ENV="$W/.venv" http_proxy=http://proxy.example:3128 https_proxy=http://proxy.example:3128
         no_proxy=localhost,127.0.0.1 HTTP_PROXY=http://proxy.example:3128 HTTPS_PROXY=http://proxy.example:3128
         NO_PROXY=localhost)
@@ -190,6 +197,13 @@ for u in $USERS; do
     sh -c 'for n in '"$names"'; do printf "%s=%s\n" "$n" "$(printenv "$n")"; done' 2>&1)
   for v in "${vars[@]}"; do check "$u: $v reaches the command" grep -qxF -- "$v" <<<"$out"; done
   for v in "${secrets[@]}"; do check "$u: ${v%%=*} does not reach the command" grep -qx -- "${v%%=*}=" <<<"$out"; done
+  # CARGO_HOME names the host's registry, which cargo's build scripts run from: the sandbox's own cargo
+  # home replaces it (docs/environment.md)
+  out=$(as "$u" "$W" "$H" env CARGO_HOME="$H/.cargo" "$CORDON" run --workdir "$W" -- printenv CARGO_HOME 2>&1)
+  case $out in
+    "$H/.local/state/cordon/"*) ok "$u: a CARGO_HOME of the user's is replaced by the sandbox's own ($out)" ;;
+    *) bad "$u: a CARGO_HOME of the user's is replaced by the sandbox's own (got: $out)" ;;
+  esac
 
   mkdir -p "$CASE/tools" && printf '#!/bin/sh\necho "tool-ran in $(pwd)"\n' >"$CASE/tools/hello.sh" &&
     chmod 755 "$CASE/tools/hello.sh" && chown -R "$u" "$CASE/tools"
