@@ -467,6 +467,8 @@ function M.assemble(opts)
   end
 
   local defaults, default_from = env_defaults(tree, sel)
+  local ws = req.workspace or {}
+  for name, value in pairs(ws.env or {}) do defaults[name], default_from[name] = value, ws.env_from[name] end
   local env
   env, err, code = build_env(req, defaults, caches.env)
   if not env then return nil, err, code end

@@ -11,6 +11,10 @@
 --     granted only its git directory, never all of HOME;
 --   * workspace roots: each ancestor holding a marker below (its content checked where the file alone
 --     does not say it); the nearest of each kind. HOME, / and their ancestors are never granted.
+--
+-- A tool that writes its output at the workspace root (cargo's target/) is pointed into the workdir
+-- instead (`env`, a default the user's own value beats): the root stays read-only, and nothing built
+-- inside lands where the host's later `cargo run` of another member would execute it.
 local sys = require "cordon.c.sys"
 local gitrepo = require "cordon.gitrepo"
 
@@ -21,7 +25,8 @@ M.MAX_MARKER = 1 << 20
 -- Marker files of workspace roots: a name, and the text the file must contain (a Lua pattern on the
 -- text), or nil when its presence says it.
 M.markers = {
-  { file = "Cargo.toml", contains = "\n%s*%[workspace%]", tool = "cargo workspace" },
+  { file = "Cargo.toml", contains = "\n%s*%[workspace%]", tool = "cargo workspace",
+    env = { CARGO_TARGET_DIR = "target" } },
   { file = "go.work", tool = "Go workspace" },
   { file = "pnpm-workspace.yaml", tool = "pnpm workspace" },
   { file = "package.json", contains = '"workspaces"%s*:', tool = "npm/yarn workspace" },
@@ -58,9 +63,10 @@ end
 
 -- The directories to grant read-only for a workdir (this machine's real path). `o` = { workdir, home,
 -- writable = { roots… } }. Returns { repo = gitrepo.discover's table or nil, grants = { { path, why,
--- kind = "repository"|"git directory"|"workspace" } }, notes = { text… } }.
+-- kind = "repository"|"git directory"|"workspace" } }, notes = { text… }, env = { NAME = value },
+-- env_from = { NAME = why } }: env's values are paths inside the workdir.
 function M.find(o)
-  local out = { grants = {}, notes = {} }
+  local out = { grants = {}, notes = {}, env = {}, env_from = {} }
   local home, wd = o.home, o.workdir
   local function forbidden(dir)  -- HOME, /, and anything holding HOME: never granted whole
     return dir == "/" or within(dir, home)
@@ -99,6 +105,10 @@ function M.find(o)
       if not seen_tool[m.tool] and has_marker(d, m) then
         seen_tool[m.tool] = true
         grant(d, "workspace", m.tool .. " root (" .. m.file .. ")")
+        for name, rel in pairs(m.env or {}) do
+          out.env[name] = wd .. "/" .. rel
+          out.env_from[name] = "cordon: the " .. m.tool .. " at " .. d .. " writes there, read-only inside"
+        end
       end
     end
     d = dirname(d)

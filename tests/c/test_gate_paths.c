@@ -79,9 +79,10 @@ static void o_creat_on_a_dangling_symlink_is_decided_on_its_target(void **state)
 static void do_links(gh_env *e, void *arg) {
   (void)arg;
   if (chdir(e->w) != 0) gh_check(0, "chdir");
-  gh_check(link("secret.txt", "second-name") < 0 && errno == EPERM, "a second name for a denied file");
+  /* EXDEV, as Landlock answers a link that would widen access: tools copy instead */
+  gh_check(link("secret.txt", "second-name") < 0 && errno == EXDEV, "a second name for a denied file");
   gh_check(symlink("secret.txt", "sl") == 0, "symlink");
-  gh_check(linkat(AT_FDCWD, "sl", AT_FDCWD, "second-name", AT_SYMLINK_FOLLOW) < 0 && errno == EPERM,
+  gh_check(linkat(AT_FDCWD, "sl", AT_FDCWD, "second-name", AT_SYMLINK_FOLLOW) < 0 && errno == EXDEV,
            "following a link to it");
   gh_check(linkat(AT_FDCWD, "sl", AT_FDCWD, "link-to-link", 0) == 0, "linking the symlink itself is allowed");
   int fd = open(".", O_TMPFILE | O_WRONLY, 0600);

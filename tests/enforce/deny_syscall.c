@@ -1,7 +1,7 @@
 /* tests/enforce/deny_syscall.c — test helper: deny_syscall NAME ERRNO CMD [ARGS…]
  * Installs a seccomp filter that makes syscall NAME fail with ERRNO, then execs CMD. The enforcement
  * tests use it to inject kernel failures (no Landlock, no user namespaces) into the real cordon binary,
- * so no test-only switch exists in production code. Built by test_failclosed.sh with the system cc. */
+ * so no test-only switch exists in production code. Built with the system cc by lib.sh's build_helper. */
 #include <errno.h>
 #include <seccomp.h>
 #include <stdio.h>

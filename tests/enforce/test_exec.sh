@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # tests/enforce/test_exec.sh — the command runs as if cordon were not there: exit status and signals
 # propagate, stdio passes through, the working directory holds, 126/127 for commands that cannot run;
-# the terminal cannot be fed keystrokes (TIOCSTI); --private-tmp gives a fresh /tmp.
+# the terminal cannot be fed keystrokes (TIOCSTI); /tmp and /dev/shm are the run's own.
 . "$(dirname "$0")/lib.sh"
 
 command -v python3 >/dev/null || skip "python3 is needed to observe signal deaths"
-HERE=$(cd "$(dirname "$0")" && pwd)
 for u in $USERS; do
   new_case "$u"
   sbx "$u" -- sh -c 'exit 7'
@@ -35,10 +34,18 @@ except OSError as e:
     sys.exit(0 if e.errno == errno.EPERM else 1)
 sys.exit(1)' </dev/null
   check "$u: TIOCSTI (typing into the terminal) is refused" test $? -eq 0
-  echo host >"/tmp/cordon-host-$$-$u"
-  out=$(as "$u" "$W" "$H" "$CORDON" lua "$HERE/private_tmp.lua" "$W" sh -c "ls -A /tmp | wc -l; echo mine >/tmp/x && cat /tmp/x")
-  check "$u: --private-tmp starts empty and is writable (got: $(echo $out))" test "$(echo $out)" = "0 mine"
-  check "$u: the host's /tmp is untouched by --private-tmp" test "$(cat "/tmp/cordon-host-$$-$u")" = host -a ! -e /tmp/x
-  rm -f "/tmp/cordon-host-$$-$u"
+  # /tmp and /dev/shm are the run's own, fresh and empty, and go with it
+  host_tmp="/tmp/cordon-host-$$-$u"
+  echo host >"$host_tmp"
+  chown "$u" "$host_tmp"
+  mine="cordon-private-$$-$u"
+  out=$(sbx "$u" -- sh -c "ls -A /tmp | wc -l; ls -A /dev/shm | wc -l; test -e '$host_tmp' && echo host-visible; echo mine >/tmp/$mine && cat /tmp/$mine && echo shm >/dev/shm/$mine && cat /dev/shm/$mine")
+  check "$u: /tmp and /dev/shm start empty, hide the host's, and are writable (got: $(echo $out))" \
+    test "$(echo $out)" = "0 0 mine shm"
+  check "$u: the host's /tmp and /dev/shm are untouched by the run's own" \
+    test "$(cat "$host_tmp")" = host -a ! -e "/tmp/$mine" -a ! -e "/dev/shm/$mine"
+  out=$(sbx "$u" --private-tmp -- sh -c "test -e '$host_tmp' && echo host-visible; ls -A /tmp | wc -l")
+  check "$u: --private-tmp is still accepted and means the same (got: $(echo $out))" test "$(echo $out)" = 0
+  rm -f "$host_tmp"
 done
 finish

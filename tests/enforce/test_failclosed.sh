@@ -5,14 +5,8 @@
 . "$(dirname "$0")/lib.sh"
 
 command -v cc >/dev/null || skip "no C compiler to build the failure-injection helper"
-HELPER="$ROOT/deny_syscall"
-cc -o "$HELPER" "$(dirname "$0")/deny_syscall.c" -lseccomp 2>"$ROOT/cc.log" || {
-  cat "$ROOT/cc.log"
-  bad "build the failure-injection helper"
-  finish
-  exit 1
-}
-chmod 755 "$HELPER" "$ROOT"
+build_helper deny_syscall deny_syscall.c -lseccomp || { bad "build the failure-injection helper"; finish; exit 1; }
+HELPER="$BIN/deny_syscall"
 
 for u in $USERS; do
   new_case "$u"
@@ -35,10 +29,15 @@ for u in $USERS; do
   fails landlock_create_ruleset 38 "Landlock missing: the message names the kernel requirement" "CONFIG_SECURITY_LANDLOCK"
   fails landlock_create_ruleset 95 "Landlock disabled at boot (EOPNOTSUPP): the hint names lsm=" "lsm="
   fails landlock_restrict_self 1 "Landlock refusing to enforce: exit 125, command not run" "landlock_restrict_self"
+  before=$(tree_state "$W")
   fails unshare 1 "no mount namespace: exit 125, command not run" "unshare"
-  check "$u: after a failed unshare the placeholders still go away" eventually_absent "$W/.agents"
-  fails mount 1 "a mask that cannot be mounted: exit 125, command not run" "mount"
+  expect_eq "$u: a run that failed to start left nothing in the workdir" "$(tree_state "$W")" "$before"
+  fails mount 1 "a view that cannot be mounted: exit 125, command not run" "mount"
+  fails pivot_root 1 "a view that cannot be pivoted into: exit 125, command not run" "pivot"
   fails seccomp 22 "seccomp refusing the filter: exit 125, command not run" "seccomp"
+  # init joins a fresh session keyring before the command starts (docs/linux-sandbox.md, "Processes"):
+  # a run that cannot leave the caller's keyring behind does not run
+  fails keyctl 1 "no fresh session keyring: exit 125, command not run" "keyring"
   # and the same command runs when nothing is injected, so the checks above test the failure
   rm -f "$MARK"
   as "$u" "$W" "$H" "$CORDON" run --workdir "$W" -- sh -c "touch '$MARK'"

@@ -25,13 +25,11 @@ for u in $USERS; do
     local d=$1 target=$2
     shift 2
     local before after rc
-    [ "$(state "$target")" = "dir " ] && settle "$target" absent  # an earlier run's placeholder
     before=$(state "$target")
     local err
     err=$(sbx "$u" -- sh -c '"$@" || exit 42' sh "$@" 2>&1 >/dev/null)
     rc=$?
     if [ "$rc" -ne 42 ]; then bad "$u: $d (exit $rc, expected the command to run and fail: $err)"; return; fi
-    settle "$target" "$before"  # placeholders go asynchronously, once the sandbox is gone
     after=$(state "$target")
     if [ "$before" = "$after" ]; then ok "$u: $d"; else bad "$u: $d (target changed: $before -> $after)"; fi
   }
@@ -43,16 +41,21 @@ for u in $USERS; do
   denied "write .git/config" "$W/.git/config" sh -c 'echo "[core] fsmonitor = evil" >>.git/config'
   denied "write ~/.bashrc" "$H/.bashrc" sh -c "echo evil >>'$H/.bashrc'"
   rm -rf "$W/.git/hooks"
-  denied "create a missing protected path (.git/hooks)" "$W/.git/hooks" sh -c 'mkdir -p .git/hooks/x || mkdir .git/hooks'
-  check "$u: no placeholder is left behind" eventually_absent "$W/.git/hooks"
+  # git's layout rules (the gate): an empty hooks directory is harmless (git init makes one), a hook is not
+  denied "create a hook in a missing .git/hooks" "$W/.git/hooks/pre-commit" sh -c 'mkdir -p .git/hooks && echo evil >.git/hooks/pre-commit'
+  check "$u: no hook on the host afterwards" test ! -e "$W/.git/hooks/pre-commit"
   denied "create a missing protected directory (.agents)" "$W/.agents" sh -c 'mkdir -p .agents/x'
-  check "$u: no placeholder is left behind (.agents)" eventually_absent "$W/.agents"
+  check "$u: nothing stands in for the missing .agents on the host afterwards" test ! -e "$W/.agents"
   ln -s "$O/file" "$W/link-out"
   denied "write outside through a symlink in the workdir" "$O/file" sh -c 'echo evil >link-out'
   denied "hardlink a file from outside into the workdir" "$W/hard" ln "$O/file" hard
-  denied "rename an ancestor of a mask (.git) to get around it" "$W/.git" sh -c 'mv .git .git-moved'
+  # a repository renamed away stays one (objects and refs), and one renamed back is checked whole
+  denied "rename .git away, add a hook, rename it back" "$W/.git/hooks/pre-commit" \
+    sh -c 'mv .git .git-moved; echo evil >.git-moved/hooks/pre-commit; mv .git-moved .git; test -e .git/hooks/pre-commit'
+  mv "$W/.git-moved" "$W/.git" 2>/dev/null || true
   mkdir -p "$W/.git/hooks"
-  denied "replace .git/hooks by renaming" "$W/.git/hooks" sh -c 'mv .git/hooks .git/hooks-old'
+  denied "replace .git/hooks by renaming a directory with a hook onto it" "$W/.git/hooks/pre-commit" \
+    sh -c 'mkdir h && echo evil >h/pre-commit && mv .git/hooks .git/hooks-old; mv h .git/hooks; test -e .git/hooks/pre-commit'
   denied "write outside through /proc/self/root" "$O/file" sh -c "echo evil >/proc/self/root'$O/file'"
   as_exec "$u" "$O" "$H" sleep 30 &
   outside_pid=$!
@@ -69,13 +72,11 @@ for u in $USERS; do
   in_home() {  # in_home "description" TARGET CMD: like denied, with HOME itself writable
     local d=$1 target=$2 before after rc
     shift 2
-    [ "$(state "$target")" = "dir " ] && settle "$target" absent  # an earlier run's placeholder
     before=$(state "$target")
     local err
     err=$(as "$u" "$H" "$H" "$CORDON" run --workdir "$H" -- sh -c '"$@" || exit 42' sh "$@" 2>&1 >/dev/null)
     rc=$?
-    [ "$rc" -eq 125 ] && echo "cordon: $err" 
-    settle "$target" "$before"
+    [ "$rc" -eq 125 ] && echo "cordon: $err"
     after=$(state "$target")
     if [ "$rc" -eq 42 ] && [ "$before" = "$after" ]; then ok "$u: $d"; else bad "$u: $d (exit $rc, $before -> $after)"; fi
   }

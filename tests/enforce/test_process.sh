@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# tests/enforce/test_process.sh — processes outside the sandbox are out of reach: no signals (Landlock
-# scoping, ABI >= 6), no ptrace and no /proc/<pid> reads that need it; inside, the command still
-# manages its own children. Each denied case checks the outside process is still alive afterwards.
+# tests/enforce/test_process.sh — processes outside the sandbox are out of reach: not in its PID
+# namespace, no signals (Landlock scoping, ABI >= 6 as well), no ptrace and no /proc/<pid> reads; inside,
+# the command still manages its own children. Each denied case checks the outside process is still alive.
 . "$(dirname "$0")/lib.sh"
 
 for u in $USERS; do
@@ -30,7 +30,7 @@ for u in $USERS; do
   inside "read /proc/<pid>/environ of a process outside (needs ptrace access)" "cat /proc/$victim/environ"
   inside "read /proc/<pid>/mem of a process outside" "dd if=/proc/$victim/mem bs=1 count=1 skip=4096"
   if command -v python3 >/dev/null; then
-    cp "$(dirname "$0")/ptrace_attach.py" "$W/ptrace_attach.py"
+    cp "$ENFORCE_DIR/ptrace_attach.py" "$W/ptrace_attach.py"  # in the workdir: the run sees no more
     inside "ptrace-attach to a process outside" "python3 ptrace_attach.py $victim"
     check "$u: ptrace-attach to a child of the sandboxed command works (the helper is sound)" \
       sbx "$u" -- sh -c 'sleep 5 & sleep 0.3; python3 ptrace_attach.py $!; rc=$?; kill $!; exit $rc'

@@ -13,7 +13,7 @@ rc() {
   local envs=()
   while [ "$1" != "--" ]; do envs+=("$1"); shift; done
   shift
-  ERR=$(as "$user" "${DIR:-$W}" "$H" env CORDON_TRACE=1 "${envs[@]}" "${BIN:-$CORDON}" run --workdir "$W" "$@" 2>&1 >/dev/null)
+  ERR=$(as "$user" "${DIR:-$W}" "$H" env CORDON_TRACE=1 "${envs[@]}" "${RUN_BIN:-$CORDON}" run --workdir "$W" "$@" 2>&1 >/dev/null)
   RC=$?
   local line
   line=$(printf '%s\n' "$ERR" | grep -m1 '^cordon: run-cache: \(hit\|miss\|off\)')
@@ -43,10 +43,10 @@ for u in $USERS; do
   check "$u: the entry is the caller's, mode 0600" test "$(stat -c '%U %a' "$e")" = "$u 600"
   rc "$u" CORDON_NO_RUN_CACHE=1 -- -- true
   expect "CORDON_NO_RUN_CACHE turns it off" 0 off
-  # The workdir gets placeholders each run; runs further apart than the cleaner's linger still hit.
+  # Nothing is made on the host for a run, so runs further apart still hit.
   sleep 1.2
   rc "$u" -- -- true
-  expect "a run well after the last one (placeholders gone and made again) is still a hit" 0 hit
+  expect "a run well after the last one is still a hit" 0 hit
 
   # --- a hit enforces exactly what a miss enforces -----------------------------------------------------
   hit_denied() {
@@ -54,18 +54,21 @@ for u in $USERS; do
     before=$(state "$target")
     rc "$u" -- -- sh -c "$cmd || exit 42"
     [ "$RC" = 42 ] && [ "$CACHE" = miss ] || { bad "$u: $d: first run (exit $RC, $CACHE $WHY)"; return; }
-    settle "$target" "$before"
     rc "$u" -- -- sh -c "$cmd || exit 42"
     expect "$d: denied on a hit too" 42 hit
-    settle "$target" "$before"
     check "$u: $d: target unchanged" test "$(state "$target")" = "$before"
+    [ "$(state "$target")" = "$before" ] || sleep 1.1  # what got through must not spoil the next case
   }
   hit_denied "write outside the workdir" "$O/file" "echo evil >'$O/file'"
   hit_denied "read ~/.ssh/id_*" "$H/.ssh/id_ed25519" "cat '$H/.ssh/id_ed25519'"
   hit_denied "write .git/hooks/*" "$W/.git/hooks/pre-commit" "echo evil >.git/hooks/pre-commit"
+  # (the first run creates the file: the workdir changed, and the run cache waits for it to settle)
+  rc "$u" -- -- sh -c 'echo ok >inside && cat file >/dev/null'
+  sleep 1.1
   rc "$u" -- -- sh -c 'echo ok >inside && cat file >/dev/null'
   rc "$u" -- -- sh -c 'echo ok >inside && cat file >/dev/null'
   expect "a hit still writes inside the workdir" 0 hit
+  check "$u: the write reached the workdir" test "$(cat "$W/inside")" = ok
 
   # --- every input changed is a miss that sees the change ----------------------------------------------
   write_out="echo allowed >'$O/new'"
@@ -83,9 +86,9 @@ for u in $USERS; do
   rm -f "$O/new" "$H/.config/cordon/config.yaml"
 
   rc "$u" -- -- sh -c "$write_out"
-  settle "$W/.cordon.yaml" absent  # the last run's placeholder goes a moment after it
   printf 'add-dirs: [%s]\n' "$O" >"$W/.cordon.yaml"
   chown "$u" "$W/.cordon.yaml"
+  sleep 1.1  # settled: the second run below may be stored
   rc "$u" -- -- sh -c "$write_out"
   expect "an untrusted .cordon.yaml appearing is a miss, and stays ignored" 2 miss
   rc "$u" -- -- sh -c "$write_out"
@@ -96,6 +99,7 @@ for u in $USERS; do
   rc "$u" -- -- sh -c "$write_out"
   expect "trusting the workdir is a miss, and its config applies" 0 miss
   rm -f "$O/new" "$W/.cordon.yaml" "$H/.config/cordon/trusted-workdirs"
+  sleep 1.1  # the workdir settles again
 
   rc "$u" -- --add-dirs "$O" -- sh -c "$write_out"
   expect "--add-dirs is a miss, and applies" 0 miss
@@ -146,11 +150,10 @@ for u in $USERS; do
                    *bashrc*) target=$H/.bashrc ;; */proc/self/root*) target=$O/file ;; *agents*) target=$W/.agents ;; esac
     before=$(state "$target")
     rc "$u" -- -- sh -c "$probe || exit 42"
-    settle "$target" "$before"
     rc "$u" -- -- sh -c "$probe || exit 42"
     expect "denied on a hit as on a miss: $probe" 42 hit
-    settle "$target" "$before"
     check "$u: and the target is unchanged ($target)" test "$(state "$target")" = "$before"
+    [ "$(state "$target")" = "$before" ] || sleep 1.1  # what got through must not spoil the next probe
   done
 
   mkdir -p "$W/sub"
@@ -179,19 +182,19 @@ for u in $USERS; do
   cp "$CORDON" "$CASE/bin/cordon"
   [ -e "$CORDON-full" ] && cp "$CORDON-full" "$CASE/bin/cordon-full"  # the static front's other half
   chmod 755 "$CASE/bin" "$CASE/bin"/cordon*
-  BIN="$CASE/bin/cordon" rc "$u" -- -- true
-  BIN="$CASE/bin/cordon" rc "$u" -- -- true
+  RUN_BIN="$CASE/bin/cordon" rc "$u" -- -- true
+  RUN_BIN="$CASE/bin/cordon" rc "$u" -- -- true
   expect "a copied binary caches its runs" 0 hit
   cp "$CORDON" "$CASE/bin/cordon.new" && mv "$CASE/bin/cordon.new" "$CASE/bin/cordon"
-  BIN="$CASE/bin/cordon" rc "$u" -- -- true
+  RUN_BIN="$CASE/bin/cordon" rc "$u" -- -- true
   expect "replacing the binary is a miss" 0 miss
   if [ -e "$CORDON-full" ]; then
-    BIN="$CASE/bin/cordon" rc "$u" -- -- true
+    RUN_BIN="$CASE/bin/cordon" rc "$u" -- -- true
     cp "$CORDON-full" "$CASE/bin/cordon-full.new" && mv "$CASE/bin/cordon-full.new" "$CASE/bin/cordon-full"
-    BIN="$CASE/bin/cordon" rc "$u" -- -- true
+    RUN_BIN="$CASE/bin/cordon" rc "$u" -- -- true
     expect "replacing cordon-full (the front's other half) is a miss too" 0 miss
     rm "$CASE/bin/cordon-full"
-    BIN="$CASE/bin/cordon" rc "$u" -- -- true
+    RUN_BIN="$CASE/bin/cordon" rc "$u" -- -- true
     case $ERR in *"cannot start"*cordon-full*) ok "$u: without cordon-full the front says so" ;;
                  *) bad "$u: without cordon-full: $ERR" ;; esac
     check "$u: and fails closed (exit 125)" test "$RC" = 125

@@ -196,7 +196,8 @@ cordon_lx_status cordon_lx_compile(const cordon_lx_input *in, cordon_lx_plan **o
   plan->min_abi = CORDON_LX_MIN_ABI;
   plan->network_restricted = cordon_profile_network(in->profile) == CORDON_NETWORK_RESTRICTED;
   plan->scope_signals = true;
-  plan->scope_abstract_unix = plan->network_restricted;
+  /* the host's abstract sockets (X11's, D-Bus's) are servers outside like any other: never reachable */
+  plan->scope_abstract_unix = true;
   plan->shared_tmp = in->shared_tmp;
   plan->record = in->record;
   cordon_lx_status st = CORDON_LX_OK;

@@ -233,7 +233,7 @@ static void warn_best_effort(const cordon_lx_plan *plan, int abi) {
     dprintf(STDERR_FILENO, "cordon: warning: Landlock ABI %d: TCP is restricted by seccomp only\n", abi);
   if (abi < 6)
     dprintf(STDERR_FILENO, "cordon: warning: Landlock ABI %d: signals%s to processes outside are not "
-                           "restricted\n", abi, plan->network_restricted ? " and abstract unix sockets" : "");
+                           "restricted\n", abi, plan->scope_abstract_unix ? " and abstract unix sockets" : "");
 }
 
 cordon_lx_status cordon_lx_run(const cordon_lx_plan *plan, const char *const *argv, const char *const *env,

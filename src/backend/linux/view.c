@@ -21,6 +21,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #define STAGE "/tmp"
@@ -212,6 +213,19 @@ static bool stubs(const char *host, const char *view) {
   return ok;
 }
 
+/* The size of the run's tmpfs at `path`: what is written there is memory the run's limits do not count,
+ * so /tmp and /dev/shm share one budget, the memory limit or else half the host's memory (a tmpfs's own
+ * default, which two of them would double): three quarters for /tmp, a quarter for /dev/shm. */
+static unsigned long long tmpfs_size(const cordon_lx_plan *plan, const char *path) {
+  unsigned long long budget = plan->limits.memory;
+  struct sysinfo si;
+  if (!budget && sysinfo(&si) == 0) budget = (unsigned long long)si.totalram * si.mem_unit / 2;
+  if (!budget) budget = 1ull << 30;
+  unsigned long long pages = budget / 4096, shm = pages / 4;  /* whole pages: the kernel rounds up */
+  unsigned long long size = 4096 * (strcmp(path, "/dev/shm") == 0 ? shm : pages - shm);
+  return size < (1ull << 20) ? 1ull << 20 : size;  /* at least a megabyte: a tiny limit still runs a shell */
+}
+
 /* `early`: the whole view is made read-only in one pass afterwards (view_build), so no flag to set here. */
 static cordon_lx_status bind(const cordon_mount *m, const char *host, const char *view, bool early, cordon_buf *msg) {
   if (!mount_point(view, m->is_dir)) {
@@ -293,11 +307,14 @@ static cordon_lx_status apply(const cordon_lx_plan *plan, const cordon_mount *m,
   case CORDON_MOUNT_VIEW:
     if (!mount_point(view, true) || !may_make_in(view) || !stubs(host, view)) return failed(msg, "listing", m->path);
     return CORDON_LX_OK;
-  case CORDON_MOUNT_TMPFS:
-    if (!mount_point(view, true) || mount("cordon-tmp", view, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
+  case CORDON_MOUNT_TMPFS: {
+    char opts[64];
+    snprintf(opts, sizeof opts, "mode=1777,size=%llu", tmpfs_size(plan, m->path));
+    if (!mount_point(view, true) || mount("cordon-tmp", view, "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0)
       return failed(msg, "mounting a tmpfs on", m->path);
     own_dev(view);
     return CORDON_LX_OK;
+  }
   case CORDON_MOUNT_PROC:
     if (!mount_point(view, true) || mount("proc", view, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) {
       int err = errno;

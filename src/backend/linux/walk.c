@@ -123,8 +123,10 @@ static int own(lx_compiler *cc, const lx_node *n, walk_state *out) {
   static const char *const reasons[] = {
       [OWN_PROC] = "the run's own procfs: only its own processes",
       [OWN_DEV] = "the run's own /dev: null zero full random urandom tty, a new devpts instance, fd links",
-      [OWN_TMP] = "the run's own, empty at start (the host's stays out: --shared-tmp)",
-      [OWN_SHM] = "the run's own, empty at start (the host's stays out: --shared-tmp)"};
+      [OWN_TMP] = "the run's own, empty at start, 3/4 of the memory limit or of half the host's memory (the "
+                  "host's stays out: --shared-tmp)",
+      [OWN_SHM] = "the run's own, empty at start, 1/4 of the memory limit or of half the host's memory (the "
+                  "host's stays out: --shared-tmp)"};
   cordon_mount_kind kind = part == OWN_PROC ? CORDON_MOUNT_PROC : part == OWN_DEV ? CORDON_MOUNT_DEV : CORDON_MOUNT_TMPFS;
   return add_mount(cc->plan, kind, n->path, true, false, false, n->source, reasons[part]);
 }

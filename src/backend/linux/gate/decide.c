@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #define REPORT_MAX 100
@@ -61,14 +62,27 @@ static const char *class_op(unsigned cls) {
   }
 }
 
-bool gate_policy(gate_call *c, unsigned cls, const char *path, const char *what) {
+/* Whether `path` (or, absent, the directory it would be made in) lies on a read-only mount of the view. */
+static bool on_read_only_mount(const char *path) {
+  struct statvfs sv;
+  if (statvfs(path, &sv) == 0) return (sv.f_flag & ST_RDONLY) != 0;
+  char dpath[GATE_PATH_MAX];
+  gate_split_path(path, dpath);
+  return statvfs(dpath, &sv) == 0 && (sv.f_flag & ST_RDONLY);
+}
+
+int gate_policy(gate_call *c, unsigned cls, const char *path, const char *what) {
   const lx_xrule *why = NULL;
-  if (lx_decide_why(&c->g->rules, cls, path, &why)) return true;
+  if (lx_decide_why(&c->g->rules, cls, path, &why)) return 0;
+  /* Where the view itself is read-only the kernel would refuse as well, with this errno: no line, since
+   * tools try such writes and carry on (git status refreshing the index of a read-only repository). A
+   * line is for what only the gate refuses: protected names inside a writable tree. */
+  if (on_read_only_mount(path)) return -EROFS;
   char text[160];
   snprintf(text, sizeof text, "the policy denies %s here; grant it with --add-dirs or in a profile, or do it outside "
            "the sandbox", class_op(cls));
   gate_refuse(c->g, what, path, text, why && why->source[0] ? why->source : "policy default");
-  return false;
+  return -EPERM;
 }
 
 bool gate_policy_connect(gate_call *c, const char *path) {
@@ -99,7 +113,7 @@ int gate_may_create(gate_call *c, int dir, const char *name, int how, const char
                     git_kind *kind) {
   int rc = gate_join_path(c->g, dir, name, path, GATE_PATH_MAX);
   if (rc < 0) return rc;
-  if (!gate_policy(c, CORDON_LX_CREATE, path, what)) return -EPERM;
+  if ((rc = gate_policy(c, CORDON_LX_CREATE, path, what)) < 0) return rc;
   char dpath[GATE_PATH_MAX];
   gate_split_path(path, dpath);
   git_kind k = GIT_PLAIN;
@@ -115,7 +129,7 @@ int gate_may_change(gate_call *c, const gate_path *p, unsigned cls, int op, cons
                               : gate_fd_path(c->g, p->obj, path, GATE_PATH_MAX);
   if (rc < 0) return rc;
   if (path[0] != '/') return 0;  /* a pipe, a socket, an anonymous inode: nothing in the file tree */
-  if (!gate_policy(c, cls, path, what)) return -EPERM;
+  if ((rc = gate_policy(c, cls, path, what)) < 0) return rc;
   const char *why;
   git_kind k = GIT_PLAIN;
   if (p->kind == GP_NAME) {

@@ -171,9 +171,10 @@ int gate_may_create(gate_call *c, int dir, const char *name, int how, const char
 /* Changing what `p` resolved to (`cls`: CORDON_LX_WRITE or CORDON_LX_REMOVE; `op`: GIT_WRITE, …): the
  * policy, then git's rules. Objects outside the file tree (pipes, sockets) pass. Writes the path. */
 int gate_may_change(gate_call *c, const gate_path *p, unsigned cls, int op, const char *what, char path[GATE_PATH_MAX]);
-/* Whether the policy allows class `cls` (one CORDON_LX_* bit) at `path`; a refusal writes its line
- * (`what`: "create", "write", …). */
-bool gate_policy(gate_call *c, unsigned cls, const char *path, const char *what);
+/* 0 when the policy allows class `cls` (one CORDON_LX_* bit) at `path`, else the errno to answer:
+ * -EROFS without a word where the view is read-only anyway (the kernel's own answer there), -EPERM
+ * with a refusal line (`what`: "create", "write", …) where only the policy keeps it. */
+int gate_policy(gate_call *c, unsigned cls, const char *path, const char *what);
 /* Whether connecting to the unix socket at `path` is allowed by a rule naming a path. */
 bool gate_policy_connect(gate_call *c, const char *path);
 /* Writes "cordon: refused <what> <path>: <why> (<source>)" once per path, at most 100 lines a run. */

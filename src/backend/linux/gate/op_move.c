@@ -135,6 +135,17 @@ long gate_op_link(gate_call *c, int olddir, uint64_t old_addr, int newdir, uint6
   else if (!gate_still_valid(c)) r = -EINTR;
   if (r < 0) goto out;
   char fpath[GATE_PATH_MAX], tpath[GATE_PATH_MAX];
+  /* A new name for a file the policy keeps read-only would let it be written there. The kernel answers
+   * such a link EXDEV (Landlock's refer rule, or two mounts of the view), and tools copy instead (git
+   * clone --local, cp -al): so does the gate, without a refusal line for what is no attack. */
+  const lx_xrule *why = NULL;
+  if ((r = from.kind == GP_NAME ? gate_join_path(c->g, from.dir, from.name, fpath, GATE_PATH_MAX)
+                                : gate_fd_path(c->g, from.obj, fpath, GATE_PATH_MAX)) < 0)
+    goto out;
+  if (fpath[0] == '/' && !lx_decide_why(&c->g->rules, CORDON_LX_WRITE, fpath, &why)) {
+    r = -EXDEV;
+    goto out;
+  }
   if ((r = gate_may_change(c, &from, CORDON_LX_WRITE, GIT_LINK_FROM, "link", fpath)) < 0) goto out;
   if ((r = gate_may_create(c, to.dir, to.name, GIT_LINK, "link", tpath, NULL)) < 0) goto out;
   if (from.kind == GP_NAME) rt = linkat(from.dir, from.name, to.dir, to.name, 0);

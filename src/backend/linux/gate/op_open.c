@@ -55,7 +55,7 @@ static long create_tmpfile(gate_call *c, const gate_path *p, int flags, unsigned
   int rc = gate_fd_path(c->g, p->obj, path, sizeof path);
   if (rc < 0) return rc;
   /* it has no name yet: deciding on the directory itself; linkat decides the name it may get */
-  if (!gate_policy(c, CORDON_LX_CREATE, path, "create")) return -EPERM;
+  if ((rc = gate_policy(c, CORDON_LX_CREATE, path, "create")) < 0) return rc;
   int old = gate_with_umask(c);
   if (old < 0) return old;
   int fd = openat(p->obj, ".", reopen_flags(flags), mode);
