@@ -13,7 +13,3 @@ cordon_lx_status cordon_lx_seccomp_apply_gate(const cordon_lx_plan *plan, int *l
   *listener = -1;
   return cordon_lx_seccomp_load_stored(plan, CORDON_LX_SECCOMP_GATE, listener, msg);
 }
-
-cordon_lx_status cordon_lx_seccomp_apply(const cordon_lx_plan *plan, cordon_buf *msg) {
-  return cordon_lx_seccomp_apply_base(plan, msg);
-}

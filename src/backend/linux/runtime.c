@@ -4,11 +4,11 @@
  * user namespace (root too: every id maps to itself, nothing else is mapped) and a mount namespace; then a
  * PID namespace (pidns.c), whose init does the rest: the view (view.c), chdir, a fresh session keyring,
  * no user namespace below the run's, the limits joined; capabilities dropped but CAP_SYS_PTRACE in the
- * run's own user namespace (the gate reads callers' memory); no_new_privs, the base seccomp filter,
- * Landlock, non-dumpable; then it forks the command, which leaves the session when stdin is not a
- * terminal, drops the last capability, loads the gate filter and hands its listener to init (which
- * serves the gate, gate.h), applies its rlimits, closes every inherited descriptor but those passed on
- * purpose, and execs. Any step failing stops before execve: the command never runs
+ * run's own user namespace (the gate reads callers' memory); no_new_privs, Landlock, non-dumpable; then
+ * it forks the command, which leaves the session when stdin is not a terminal, drops the last
+ * capability, loads its seccomp filter (seccomp.h) and hands the listener to init (which serves the gate,
+ * gate.h), applies its rlimits, closes every inherited descriptor but those passed on purpose, and
+ * execs. Any step failing stops before execve: the command never runs
  * half-sandboxed. */
 #include "backend/linux/landlock.h"
 #include "backend/linux/limits.h"
@@ -170,7 +170,6 @@ static cordon_lx_status sandbox_init(const cordon_lx_plan *plan, int abi, cordon
     cordon_buf_printf(msg, "no_new_privs: %s", strerror(errno));
     return CORDON_LX_SETUP_FAILED;
   }
-  if ((st = cordon_lx_seccomp_apply_base(plan, msg)) != CORDON_LX_OK) return st;
   if ((st = cordon_lx_landlock_apply(plan, abi, ahead, msg)) != CORDON_LX_OK) return st;
   /* nothing inside may ptrace init or read its memory: init serves the gate for everyone */
   if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
@@ -188,8 +187,9 @@ static cordon_lx_status command_exec(const cordon_lx_plan *plan, cordon_lx_pidns
    * seccomp denies TIOCSTI instead. setsid fails for a process-group leader; that is harmless. */
   if (!isatty(STDIN_FILENO)) (void)setsid();
   cordon_lx_status st = drop_capabilities(-1, msg);
-  /* the gate filter is the command's alone: init, which answers it, must not be under it */
+  /* one filter, the command's: init, which answers the gate, must not be under it (seccomp.h) */
   int listener = -1;
+  if (st == CORDON_LX_OK && !ns->gate_plan) st = cordon_lx_seccomp_apply_base(plan, msg);
   if (st == CORDON_LX_OK && ns->gate_plan) st = cordon_lx_seccomp_apply_gate(plan, &listener, msg);
   if (st == CORDON_LX_OK && ns->gate_plan) st = cordon_lx_pidns_hand_listener(ns, listener, msg);
   if (st == CORDON_LX_OK) st = cordon_lx_limits_apply(&plan->limits, limits, msg);

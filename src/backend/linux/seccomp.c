@@ -200,8 +200,8 @@ static scmp_filter_ctx part(const cordon_lx_plan *plan, cordon_lx_seccomp_filter
                             cordon_buf *msg) {
   filter f = {new_ctx(compat, msg), compat, msg, true, false};
   if (!f.ctx) return NULL;
-  if (which == CORDON_LX_SECCOMP_BASE) base_rules(&f, plan);
-  else gate_rules(&f);
+  base_rules(&f, plan);  /* the gate's program carries the base's rules: one filter for the command */
+  if (which == CORDON_LX_SECCOMP_GATE) gate_rules(&f);
   if (f.ok && !f.incomplete) return f.ctx;
   *dropped = f.ok && f.incomplete;
   seccomp_release(f.ctx);
@@ -253,10 +253,6 @@ cordon_lx_status cordon_lx_seccomp_apply_gate(const cordon_lx_plan *plan, int *l
   return load(plan, CORDON_LX_SECCOMP_GATE, listener, msg);
 }
 
-cordon_lx_status cordon_lx_seccomp_apply(const cordon_lx_plan *plan, cordon_buf *msg) {
-  return cordon_lx_seccomp_apply_base(plan, msg);
-}
-
 /* Runs libseccomp's exporter `fn` into a memory file and appends its bytes to `out`. */
 static bool export_with(const cordon_lx_plan *plan, cordon_lx_seccomp_filter which, int (*fn)(const scmp_filter_ctx, int),
                         cordon_buf *out) {
@@ -292,11 +288,12 @@ bool cordon_lx_seccomp_ready(const cordon_lx_plan *plan) {
 }
 
 void cordon_lx_seccomp_describe(const cordon_lx_plan *plan, cordon_buf *out) {
-  cordon_buf_printf(out, "seccomp base (every process of the run): refuses TIOCSTI/TIOCLINUX, new user namespaces "
+  cordon_buf_printf(out, "seccomp (the command and every process it starts): refuses TIOCSTI/TIOCLINUX, new user namespaces "
                          "(clone/unshare with CLONE_NEWUSER, setns; clone3 answers ENOSYS), io_uring, datagram "
                          "unix sockets, keyrings, the mount API, bpf, userfaultfd, machine-wide administration%s\n",
                     plan->network_restricted ? ", sockets other than AF_UNIX" : "");
-  cordon_buf_puts(out, "seccomp gate (the command and its children): writes, removals, chmod, bind and connect "
-                       "decided by init; openat2 answers ENOSYS; no nested filter with a listener; 32-bit "
-                       "programs get no sockets and ENOSYS for what the gate decides\n");
+  if (cordon_lx_plan_has_gate(plan))
+    cordon_buf_puts(out, "seccomp gate (in the same filter): writes, removals, chmod, bind and connect decided by "
+                         "init; openat2 answers ENOSYS; no nested filter with a listener; 32-bit programs get no "
+                         "sockets and ENOSYS for what the gate decides\n");
 }

@@ -1,20 +1,21 @@
 /* src/backend/linux/seccomp.h — the run's two seccomp filters (docs/linux-sandbox.md, "Processes").
  *
- * base  applied by init before it forks the command, so every process of the run has it, init included.
- *       It refuses what no process of a run may do: terminal input injection (TIOCSTI, TIOCLINUX); new
+ * base  what no process of a run may do: terminal input injection (TIOCSTI, TIOCLINUX); new
  *       user namespaces (clone/unshare with CLONE_NEWUSER, setns; clone3 answers ENOSYS because its
  *       flags are in memory, and every libc then falls back to clone); io_uring (it bypasses every
  *       syscall rule, the gate's too); datagram unix sockets (one can sendmsg to any socket path);
  *       with the network restricted, sockets of any family but AF_UNIX; kernel keyrings; the mount
  *       API; BPF, userfaultfd and the syscalls that change the whole kernel. seccomp.c says why for
- *       each. It keeps everything init's gate uses (openat, mkdirat, renameat2, bind, connect,
- *       pidfd_getfd, process_vm_readv, ioctl, …) and what developer tools need (ptrace of one's own
- *       children, perf_event_open, personality, process_vm_*).
- * gate  applied by the command on top of the base: every syscall of cordon_lx_gated_syscalls (gate.h)
+ *       each. It keeps what developer tools need (ptrace of one's own children, perf_event_open,
+ *       personality, process_vm_*).
+ * gate  the base's rules and, in the same program: every syscall of cordon_lx_gated_syscalls (gate.h)
  *       becomes a user notification to init (opens only when they write), openat2 answers ENOSYS (its
  *       flags are in memory), and a nested filter with a new listener is refused (its CONTINUE would
- *       skip the gate). The refusal lives here rather than in the base because the command itself
- *       loads this filter with SECCOMP_FILTER_FLAG_NEW_LISTENER after inheriting the base.
+ *       skip the gate).
+ * The command loads one of them after init forked it (the gate's when the run has a gate, with
+ * SECCOMP_FILTER_FLAG_NEW_LISTENER), so it and everything it starts run under it. init, which runs no code
+ * but cordon's and serves the gate, is under none: loading a filter costs ~0.1 ms on the machines
+ * measured (its program is compiled and mapped executable), and one load instead of two is the point.
  *
  * Both are built with libseccomp, which checks the architecture. On x86_64 the compat ABIs (ia32, x32)
  * get the same rules with two differences, because their arguments cannot all be read: they cannot
@@ -31,15 +32,12 @@
 
 typedef enum { CORDON_LX_SECCOMP_BASE = 0, CORDON_LX_SECCOMP_GATE = 1 } cordon_lx_seccomp_filter;
 
-/* In init, once the view is built (the mount API is refused from here on), after no_new_privs, before
- * any thread (no TSYNC) and before forking the command. Join the fresh session keyring first
- * (procsetup.h): keyctl is refused too. */
+/* In the command, single-threaded (no TSYNC), no_new_privs set, its session keyring joined (keyctl is
+ * refused): the base alone, for a run without a gate. */
 cordon_lx_status cordon_lx_seccomp_apply_base(const cordon_lx_plan *plan, cordon_buf *msg);
-/* In the command, single-threaded, after the base: sets *listener to the notification descriptor
- * (close-on-exec) to hand to init's gate. */
+/* The same, for a run with a gate: its program (the base's rules included); sets *listener to the
+ * notification descriptor (close-on-exec) to hand to init's gate. */
 cordon_lx_status cordon_lx_seccomp_apply_gate(const cordon_lx_plan *plan, int *listener, cordon_buf *msg);
-/* The base filter alone: what a runtime without the gate applies to the command. */
-cordon_lx_status cordon_lx_seccomp_apply(const cordon_lx_plan *plan, cordon_buf *msg);
 
 /* Appends the BPF program (struct sock_filter array) libseccomp builds for `plan` to `out`; false when
  * it cannot be built or exported. */
