@@ -1,12 +1,18 @@
-/* src/front/alloc.c — the static front's allocator: a bump allocator over one mapping, freeing nothing.
+/* src/front/alloc.c — the static front's allocator: a bump allocator over one mapping, with a free list
+ * per size class.
  *
- * The front lives for about a millisecond before it execs the command, and allocates a few hundred
- * small blocks (the entry's strings, the plan); musl's malloc spent ~0.15 ms on them here. Memory is
- * returned all at once by the exec. Only the main thread allocates (the Landlock helper and the cleaner
- * allocate nothing), but the cursor is atomic all the same. A request the arena cannot hold fails like
- * an exhausted malloc: the run then fails closed. */
+ * The front allocates a few hundred small blocks (the entry's strings, the plan) in the millisecond
+ * before the command starts; musl's malloc spent ~0.15 ms on them here. init, forked from the front,
+ * lives as long as the run and keeps this allocator: what its gate frees (a blocking connect's job, a
+ * replaced git config's text) is reused, so a long session's memory stays bounded by what is in use at
+ * once. Blocks up to 1 MiB are kept by size class (powers of two); larger ones are left to the exec or
+ * the run's end. Threads allocate (the Landlock helper decodes the gate's rules, the gate's workers take
+ * jobs): the cursor is atomic and the lists are behind a spinlock, which no fork ever inherits held (the
+ * front and init fork only while single-threaded). A request the arena cannot hold fails like an
+ * exhausted malloc: the run then fails closed. */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -19,11 +25,33 @@ static _Atomic(char *) arena;
 static atomic_size_t used;
 
 typedef struct {
-  size_t size;
-  size_t pad;  /* keeps the block 16-aligned */
+  size_t size;   /* what was asked for */
+  size_t klass;  /* its size class, or CLASSES for a block never reused (also keeps the block 16-aligned) */
 } header;
 
-static void *take(size_t n) {
+#define CLASSES 16        /* 32 bytes .. 1 MiB, the header included */
+#define SMALLEST 32u
+
+typedef struct node {
+  struct node *next;
+} node;
+
+static node *free_lists[CLASSES];
+static atomic_flag lists_lock = ATOMIC_FLAG_INIT;
+
+static void lock(void) {
+  while (atomic_flag_test_and_set_explicit(&lists_lock, memory_order_acquire)) {}
+}
+
+static void unlock(void) { atomic_flag_clear_explicit(&lists_lock, memory_order_release); }
+
+static size_t class_of(size_t need) {
+  size_t k = 0;
+  while (k < CLASSES && ((size_t)SMALLEST << k) < need) k++;
+  return k;
+}
+
+static void *bump(size_t need) {
   char *base = atomic_load(&arena);
   if (!base) {  /* the first caller maps it; a racing second one keeps the winner's */
     void *m = mmap(NULL, ARENA_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -32,44 +60,77 @@ static void *take(size_t n) {
     if (atomic_compare_exchange_strong(&arena, &none, m)) base = m;
     else munmap(m, ARENA_BYTES), base = none;
   }
-  if (n > ARENA_BYTES) {
-    errno = ENOMEM;
-    return NULL;
-  }
-  size_t need = (sizeof(header) + n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
   size_t at = atomic_fetch_add(&used, need);
   if (at + need > ARENA_BYTES) {
     errno = ENOMEM;
     return NULL;
   }
-  header *h = (header *)(base + at);
-  h->size = n;
+  return base + at;
+}
+
+/* A block for `n` bytes; *fresh: from the bump (zero), not reused. */
+static void *take(size_t n, bool *fresh) {
+  if (n > ARENA_BYTES) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  size_t need = (sizeof(header) + n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+  size_t k = class_of(need);
+  header *h = NULL;
+  *fresh = true;
+  if (k < CLASSES) {
+    lock();
+    node *b = free_lists[k];
+    if (b) free_lists[k] = b->next;
+    unlock();
+    if (b) h = (header *)b, *fresh = false;
+    else need = (size_t)SMALLEST << k;
+  }
+  if (!h && !(h = bump(need))) return NULL;
+  h->size = n, h->klass = k;
   return h + 1;
 }
 
-void *malloc(size_t n) { return take(n); }
+void *malloc(size_t n) {
+  bool fresh;
+  return take(n, &fresh);
+}
 
-void free(void *p) { (void)p; }
+void free(void *p) {
+  if (!p) return;
+  header *h = (header *)p - 1;
+  size_t k = h->klass;
+  if (k >= CLASSES) return;
+  node *b = (node *)h;
+  lock();
+  b->next = free_lists[k];
+  free_lists[k] = b;
+  unlock();
+}
 
 void *calloc(size_t count, size_t size) {
   if (size && count > SIZE_MAX / size) {
     errno = ENOMEM;
     return NULL;
   }
-  return take(count * size);  /* fresh anonymous pages are zero, and nothing is reused */
+  bool fresh;
+  void *p = take(count * size, &fresh);
+  if (p && !fresh) memset(p, 0, count * size);  /* fresh anonymous pages are zero already */
+  return p;
 }
 
 void *realloc(void *p, size_t n) {
-  void *q = take(n);
+  if (p && n <= ((header *)p - 1)->size) return p;  /* shrinking: the block stays */
+  void *q = malloc(n);
   if (p && q) {
-    size_t old = ((header *)p - 1)->size;
-    memcpy(q, p, old < n ? old : n);
+    memcpy(q, p, ((header *)p - 1)->size);
+    free(p);
   }
   return q;
 }
 
 void *aligned_alloc(size_t alignment, size_t n) {
-  if (alignment <= ALIGN) return take(n);
+  if (alignment <= ALIGN) return malloc(n);
   errno = EINVAL;
   return NULL;
 }

@@ -31,8 +31,9 @@ extern const cordon_lx_gated_syscall cordon_lx_gated_syscalls[];
 typedef struct cordon_lx_gate cordon_lx_gate;
 
 /* Prepares the gate for `plan`, in init, once the view is in place (paths resolve as inside) and
- * before any thread exists: it compiles the rules and opens what it needs (the procfs root). `msg_fd`
- * (kept, may be -1) is where refusals are reported: the command's stderr. */
+ * before any thread exists: it compiles the rules and opens what it needs (the procfs root). The plan
+ * must outlive the gate (its rules are used, not copied). `msg_fd` (kept, may be -1) is where refusals
+ * are reported: the command's stderr. */
 cordon_lx_status cordon_lx_gate_new(const cordon_lx_plan *plan, int msg_fd, cordon_lx_gate **out, cordon_buf *msg);
 
 /* Hands the gate the command's listener (the descriptor its gate filter returned); the gate owns it.

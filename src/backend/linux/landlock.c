@@ -127,7 +127,7 @@ cordon_lx_rule_result cordon_lx_landlock_add(int ruleset, const cordon_lx_rule *
                                              int *err) {
   *rights = 0;
   *err = 0;
-  int pfd = open(r->path, O_PATH | O_CLOEXEC);
+  int pfd = openat(AT_FDCWD, r->path, O_PATH | O_CLOEXEC);  /* not open(): musl adds an fcntl */
   if (pfd < 0) {
     if (errno == ENOENT || errno == ENOTDIR) return CORDON_LX_RULE_GONE;  /* fewer rights, not more */
     *err = errno;

@@ -191,7 +191,7 @@ static void cap_pids(unsigned procs) {
   if (v > CORDON_LX_PROCS_MAX) v = CORDON_LX_PROCS_MAX;
   char text[32];
   int n = snprintf(text, sizeof text, "%llu", v);
-  int fd = open("/proc/sys/kernel/pid_max", O_WRONLY | O_CLOEXEC);
+  int fd = openat(AT_FDCWD, "/proc/sys/kernel/pid_max", O_WRONLY | O_CLOEXEC);
   if (fd < 0) return;
   if (write(fd, text, (size_t)n) != n) {}  /* best effort: RLIMIT_NPROC stands behind it */
   close(fd);

@@ -165,7 +165,8 @@ void cordon_lx_plan_gate_encode(const cordon_lx_plan *p, cordon_buf *out);
 bool cordon_lx_plan_take_grule(cordon_lx_plan *p, cordon_action action, const unsigned char levels[CORDON_LX_NCLASSES],
                                cordon_filter *filter, char *path, bool subtree, char *source);
 /* Decodes a run cache entry's gate part into grules and git_safe_keys (runcache_format.c); true when
- * there was none. The gate decodes it into its own copy of the rules (cordon_lx_gate_new). */
+ * there was none. All or nothing: on failure the plan keeps its raw part, which the gate then refuses
+ * to run with (cordon_lx_gate_new). A hit decodes it on the Landlock helper's CPU (landlock_ahead.c). */
 bool cordon_lx_plan_gate_decode(cordon_lx_plan *p);
 /* Whether the plan has a gate at all (rules decoded or not). */
 static inline bool cordon_lx_plan_has_gate(const cordon_lx_plan *p) { return p->ngrules || p->gate_raw; }

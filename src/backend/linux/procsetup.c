@@ -97,7 +97,7 @@ cordon_lx_status cordon_lx_keyring_fresh(cordon_buf *msg) {
 /* The initial user namespace maps every uid to itself; a run's maps only its own. */
 static bool initial_user_namespace(void) {
   char text[128] = "";
-  int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+  int fd = openat(AT_FDCWD, "/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return true;  /* cannot tell: assume the worst */
   ssize_t n = read(fd, text, sizeof text - 1);
   close(fd);
@@ -111,7 +111,7 @@ cordon_lx_status cordon_lx_userns_forbid(cordon_buf *msg) {
     cordon_buf_puts(msg, "refusing to set user.max_user_namespaces outside a user namespace of the run's own");
     return CORDON_LX_SETUP_FAILED;
   }
-  int fd = open("/proc/sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC);
+  int fd = openat(AT_FDCWD, "/proc/sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC);
   bool ok = fd >= 0 && write(fd, "0", 1) == 1;
   int err = errno;
   if (fd >= 0) close(fd);

@@ -260,11 +260,19 @@ static bool get_gate_part(cursor *c, cordon_lx_plan *p) {
 
 bool cordon_lx_plan_gate_decode(cordon_lx_plan *p) {
   if (!p->gate_raw) return true;
+  size_t rules = p->ngrules, keys = p->ngit_safe_keys;
   cursor c = {(const unsigned char *)p->gate_raw, p->gate_raw_len, false};
-  bool ok = get_gate_part(&c, p);
+  if (!get_gate_part(&c, p)) {
+    /* all or nothing: half a rule set would be a gate that allows more */
+    for (size_t i = rules; i < p->ngrules; i++)
+      cordon_filter_free(p->grules[i].filter), free(p->grules[i].path), free(p->grules[i].source);
+    for (size_t i = keys; i < p->ngit_safe_keys; i++) free(p->git_safe_keys[i]);
+    p->ngrules = rules, p->ngit_safe_keys = keys;
+    return false;
+  }
   free(p->gate_raw);
   p->gate_raw = NULL, p->gate_raw_len = 0;
-  return ok;
+  return true;
 }
 
 /* Limits and descriptors now; the gate's part kept as bytes for init (cordon_lx_plan_gate_decode). */

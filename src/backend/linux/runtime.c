@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 static bool write_file(const char *path, const char *text, cordon_buf *msg) {
-  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  int fd = openat(AT_FDCWD, path, O_WRONLY | O_CLOEXEC);
   if (fd < 0) {
     cordon_buf_printf(msg, "open %s: %s", path, strerror(errno));
     return false;

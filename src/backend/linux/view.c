@@ -173,16 +173,19 @@ static bool mount_point(const char *view, bool is_dir) {
   char parent[CORDON_PATH_MAX + 16];
   if (!cordon_path_parent(view, parent, sizeof parent) || !make_dirs(parent) || !may_make_in(parent)) return false;
   if (is_dir) return mkdir(view, 0755) == 0 || errno == EEXIST;
-  int fd = open(view, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd >= 0) return close(fd), true;
-  return errno == EEXIST;
+  return mknodat(AT_FDCWD, view, S_IFREG | 0644, 0) == 0 || errno == EEXIST;  /* one call, no descriptor */
 }
 
 /* A listing view: an empty stub of the same name and type for each entry of the host directory. */
 static bool stubs(const char *host, const char *view) {
-  DIR *d = opendir(host);
-  if (!d) return false;
-  int vfd = open(view, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  /* openat, not open or opendir: musl follows an O_CLOEXEC open() with an fcntl, ~50 calls a run */
+  int hfd = openat(AT_FDCWD, host, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *d = hfd >= 0 ? fdopendir(hfd) : NULL;
+  if (!d) {
+    if (hfd >= 0) close(hfd);
+    return false;
+  }
+  int vfd = openat(AT_FDCWD, view, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (vfd < 0) return closedir(d), false;
   struct dirent *e;
   bool ok = true;
@@ -197,8 +200,7 @@ static bool stubs(const char *host, const char *view) {
     if (type == DT_DIR) {
       rc = mkdirat(vfd, n, 0755);
     } else if (type == DT_REG) {
-      int fd = openat(vfd, n, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-      rc = fd < 0 ? -1 : close(fd);
+      rc = mknodat(vfd, n, S_IFREG | 0644, 0);
     } else if (type == DT_LNK) {
       char target[CORDON_PATH_MAX];
       ssize_t t = readlinkat(dirfd(d), n, target, sizeof target - 1);

@@ -26,7 +26,7 @@
 #define SERVE_BATCH 64     /* notifications per serve call, so init's other work is never starved */
 #define RESP_MAX 128       /* room for a response larger than this header's, up to this */
 
-static int open_path(const char *p, int flags) { return open(p, O_PATH | O_CLOEXEC | flags); }
+static int open_path(const char *p, int flags) { return openat(AT_FDCWD, p, O_PATH | O_CLOEXEC | flags); }
 
 cordon_lx_status cordon_lx_gate_new(const cordon_lx_plan *plan, int msg_fd, cordon_lx_gate **out, cordon_buf *msg) {
   *out = NULL;
@@ -34,10 +34,11 @@ cordon_lx_status cordon_lx_gate_new(const cordon_lx_plan *plan, int msg_fd, cord
   if (!g) return CORDON_LX_NOMEM;
   g->listener = -1, g->msg_fd = msg_fd, g->root_fd = g->cwd_fd = g->proc_fd = g->self_fd = -1;
   cordon_lx_status st = CORDON_LX_NOMEM;
-  /* the rules borrow their filters: keep copies, so the gate does not depend on the plan's lifetime */
+  /* The evaluator borrows the rules' filters: from the plan, which outlives the gate (gate.h), or from
+   * the gate's own copy when the plan still holds a run cache entry's part in its binary form. */
   if (!(g->own = cordon_lx_plan_new())) goto fail;
   const cordon_lx_plan *from = plan;
-  if (plan->gate_raw) {  /* a run cache entry's part, still in its binary form: decoded into the copy */
+  if (plan->gate_raw) {
     if (!(g->own->gate_raw = malloc(plan->gate_raw_len + 1))) goto fail;
     memcpy(g->own->gate_raw, plan->gate_raw, plan->gate_raw_len);
     g->own->gate_raw_len = plan->gate_raw_len;
@@ -47,15 +48,9 @@ cordon_lx_status cordon_lx_gate_new(const cordon_lx_plan *plan, int msg_fd, cord
       goto fail;
     }
     from = g->own;
-  } else {
-    for (size_t i = 0; i < plan->ngrules; i++) {
-      const cordon_lx_grule *r = &plan->grules[i];
-      if (!cordon_lx_plan_add_grule(g->own, r->action, r->levels, r->filter, r->path, r->subtree, r->source, NULL, 0))
-        goto fail;
-    }
   }
-  for (size_t i = 0; i < g->own->ngrules; i++) {
-    const cordon_lx_grule *r = &g->own->grules[i];
+  for (size_t i = 0; i < from->ngrules; i++) {
+    const cordon_lx_grule *r = &from->grules[i];
     if (!lx_rules_add_rule(&g->rules, r->action, r->levels, r->filter, r->path, r->subtree, r->source)) goto fail;
   }
   if (!lx_rules_index(&g->rules)) goto fail;
