@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define CORDON_RUNCACHE_FORMAT 3
+#define CORDON_RUNCACHE_FORMAT 4
 #define CORDON_RUNCACHE_MAX_BYTES (4u << 20)
 #define CORDON_RUNCACHE_MAX_FILES 64
 
@@ -70,8 +70,9 @@ bool cordon_lx_runcache_accept(const char *key, const cordon_lx_run_entry *e, co
 
 /* Writes the entry for the armed recorder's run, if the run is cacheable (recorder not tainted, plan
  * observations complete, the plan denies the sandbox writing the cache). Never fails the run. `why`
- * says what happened ("stored" or why not). */
-void cordon_lx_runcache_store(const cordon_lx_plan *plan, const char *const *argv, const char *const *env,
+ * says what happened ("stored" or why not). The seccomp program it builds for the entry stays on the
+ * plan (plan->seccomp_bpf), so the run that follows loads it instead of building it a second time. */
+void cordon_lx_runcache_store(cordon_lx_plan *plan, const char *const *argv, const char *const *env,
                               const char *cwd, const char **why);
 
 /* Keeps `dir` to at most `max` entries, least recently used (mtime) first out; stray temporary files

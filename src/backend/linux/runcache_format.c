@@ -25,8 +25,8 @@
  *     u32 n, n × str                                     git config keys the gate lets change
  *   optional: str valid-for, u32 n, n bytes, u32 m, m bytes     the base and gate seccomp programs
  *                                         libseccomp built (seccomp.h), used only when valid-for names
- *                                         this machine, kernel and libseccomp; m is 0 when the build
- *                                         that wrote the entry had no gate
+ *                                         this machine, kernel and libseccomp; only the one the command
+ *                                         loads is kept (m is 0 for a plan without a gate, n otherwise)
  *
  * The plan's approximations and skipped paths are not kept: only explain shows them. */
 #include "backend/linux/runcache.h"
@@ -148,8 +148,9 @@ void cordon_lx_runcache_encode(const cordon_lx_run_entry *e, cordon_buf *b) {
     put_str(b, m->path), put_str(b, m->source), put_str(b, m->reason);
   }
   put_gate(b, p);
-  if (e->seccomp_valid_for && e->seccomp_bpf && e->seccomp_base_len && e->seccomp_base_len <= UINT32_MAX &&
-      e->seccomp_gate_len <= UINT32_MAX) {
+  /* one of the two programs, the one the command loads (seccomp.h); the other is empty */
+  if (e->seccomp_valid_for && e->seccomp_bpf && (e->seccomp_base_len || e->seccomp_gate_len) &&
+      e->seccomp_base_len <= UINT32_MAX && e->seccomp_gate_len <= UINT32_MAX) {
     put_str(b, e->seccomp_valid_for);
     put_u32(b, (uint32_t)e->seccomp_base_len);
     cordon_buf_append(b, e->seccomp_bpf, e->seccomp_base_len);
@@ -341,8 +342,8 @@ static bool get_program(cursor *c, cordon_buf *out, size_t *len, bool may_be_emp
 static bool get_seccomp(cursor *c, cordon_lx_run_entry *e) {
   e->seccomp_valid_for = get_str(c);
   cordon_buf both = CORDON_BUF_INIT;
-  if (c->bad || !get_program(c, &both, &e->seccomp_base_len, false) ||
-      !get_program(c, &both, &e->seccomp_gate_len, true)) {
+  if (c->bad || !get_program(c, &both, &e->seccomp_base_len, true) ||
+      !get_program(c, &both, &e->seccomp_gate_len, true) || !(e->seccomp_base_len || e->seccomp_gate_len)) {
     cordon_buf_free(&both);
     return c->bad = true, false;
   }

@@ -16,9 +16,11 @@ static bool program_ok(size_t len) {
 }
 
 bool cordon_lx_seccomp_stored(const cordon_lx_plan *plan) {
-  /* a plan with a gate needs its program (a stored entry without one is a miss, never an ungated run) */
-  bool gate_ok = plan->seccomp_gate_len ? program_ok(plan->seccomp_gate_len) : !cordon_lx_plan_has_gate(plan);
-  return plan->seccomp_bpf && program_ok(plan->seccomp_base_len) && gate_ok;
+  /* The one program the command loads (seccomp.h): the gate's for a plan with a gate, else the base's. A
+   * plan with a gate and no gate program is a miss, never an ungated run. */
+  if (!plan->seccomp_bpf) return false;
+  if (cordon_lx_plan_has_gate(plan)) return program_ok(plan->seccomp_gate_len);
+  return program_ok(plan->seccomp_base_len) && plan->seccomp_gate_len == 0;
 }
 
 /* Loads a program the way seccomp_load does with cordon's attributes: no_new_privs is already set by
