@@ -116,8 +116,8 @@ static void do_git_attacks(gh_env *e, void *arg) {
       "cd proj && git -C .git/modules/added config core.fsmonitor evil",
       "cd proj && printf '[core]\\n\\tfsmonitor = evil\\n' > .git/worktrees/wt/config.worktree",
       "cd proj && rm -rf .git/hooks && mkdir ../h && printf x > ../h/pre-commit && mv ../h .git/hooks",
-      "mkdir fake && cd fake && mkdir objects refs && printf 'ref: refs/heads/x\\n' > HEAD && "
-      "printf '[core]\\n\\tfsmonitor = evil\\n' > config",
+      ("mkdir fake && cd fake && mkdir objects refs && printf 'ref: refs/heads/x\\n' > HEAD && "
+       "printf '[core]\\n\\tfsmonitor = evil\\n' > config"),
   };
   for (size_t i = 0; i < sizeof attacks / sizeof attacks[0]; i++)
     gh_check(sh_in_child(GIT_ENV "%s 2>/dev/null", w, w, attacks[i]) != 0, "refused: %s", attacks[i]);

@@ -132,11 +132,8 @@ static void filter_text(const cordon_filter *f, cordon_buf *out) {
 static bool names_class(const cordon_lx_grule *g, int c) { return g->levels[c] != 0; }
 
 void cordon_lx_plan_describe_gate(const cordon_lx_plan *p, cordon_buf *out) {
-  size_t denies = 0, connects = 0;
-  for (size_t i = 0; i < p->ngrules; i++) {
-    denies += p->grules[i].action == CORDON_DENY && (p->grules[i].filter || p->grules[i].path);
-    connects += names_class(&p->grules[i], 5);
-  }
+  size_t connects = 0;
+  for (size_t i = 0; i < p->ngrules; i++) connects += names_class(&p->grules[i], 5);
   cordon_buf_printf(out, "gate: every write, and every connect to a unix socket, decided while the command runs by "
                          "%zu policy rules (%zu on connecting) and git's layout rules (hooks and config of every "
                          "git directory, at any depth; %zu config keys a config written inside may change)\n",
