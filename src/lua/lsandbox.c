@@ -400,7 +400,9 @@ static long long opt_positive(lua_State *L, int t, const char *key, long long df
 /* A message for the caller from the error object on top of S: strings and numbers as they are. */
 static void push_error_text(lua_State *L, lua_State *S) {
   /* A number is formatted on L's side: converting it in S would allocate outside protected mode. */
-  if (lua_type(S, -1) == LUA_TSTRING) lua_pushstring(L, lua_tostring(S, -1));
+  size_t len;
+  const char *text = lua_type(S, -1) == LUA_TSTRING ? lua_tolstring(S, -1, &len) : NULL;
+  if (text) lua_pushlstring(L, text, len);  /* whole: a NUL inside must not cut it short */
   else if (lua_isinteger(S, -1)) lua_pushfstring(L, "%I", lua_tointeger(S, -1));
   else if (lua_type(S, -1) == LUA_TNUMBER) lua_pushfstring(L, "%f", lua_tonumber(S, -1));
   else lua_pushfstring(L, "(error object is a %s value)", luaL_typename(S, -1));
@@ -420,7 +422,7 @@ static int finish_fail(lua_State *L, sandbox_box *box, const char *code, const c
 static int l_run(lua_State *L) {
   size_t len;
   const char *code = luaL_checklstring(L, 1, &len);
-  const char *name = luaL_optstring(L, 2, "=sandbox");
+  const char *name = cordon_lua_optstring(L, 2, "=sandbox");
   if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
   long long budget = opt_positive(L, 3, "instructions", SANDBOX_DEFAULT_INSTRUCTIONS);
   long long memory = opt_positive(L, 3, "memory", SANDBOX_DEFAULT_MEMORY);
