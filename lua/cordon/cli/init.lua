@@ -16,6 +16,7 @@ M.commands = {
   { "session", "keep an execution boundary across commands" },
   { "repl", "an interactive Lua prompt with cordon loaded" },
   { "version", "print the version" },
+  { "completion", "print a shell completion script (bash, zsh or fish)" },
   { "lua", "run a Lua script with cordon loaded (for tests and tools)" },
 }
 
