@@ -51,6 +51,11 @@ bool cordon_target_parse(const char *op, const char *text, cordon_target *t, cha
   t->host = t->port = NULL;
   if (!is_network_op(op)) {
     t->kind = text[0] == '/' ? CORDON_TARGET_PATH : CORDON_TARGET_NAME;
+    /* a file or exec check is about a path the kernel has resolved: a relative one names nothing */
+    if (t->kind == CORDON_TARGET_NAME && op && (!strncmp(op, "file-", 5) || !strncmp(op, "process-exec", 12))) {
+      snprintf(err, errcap, "%s needs an absolute path, got '%s'", op, text);
+      return false;
+    }
     return true;
   }
   t->kind = CORDON_TARGET_NETWORK;
