@@ -62,48 +62,39 @@ if command -v fish >/dev/null; then
   [ "$out" = "bash fish zsh " ] && ok || bad "fish completes 'cordon completion ' as: $out"
 fi
 
-# A C host built with pkg-config opens the module on its own lua_State and runs cordon's Lua half.
-cat >"$tmp/host.c" <<'C'
-#include <cordon.h>
-#include <lauxlib.h>
-#include <lualib.h>
-#include <stdio.h>
-int main(void) {
-  lua_State *L = luaL_newstate();
-  luaL_openlibs(L);
-  luaL_requiref(L, "cordon", luaopen_cordon, 0);
-  lua_pop(L, 1);
-  if (luaL_dostring(L, "return require('cordon.c.path').normalize('//a/./b')") != LUA_OK) return 1;
-  printf("%s\n", lua_tostring(L, -1));
-  lua_close(L);
-  return 0;
+# docs/examples/host.c, built with pkg-config, then with find_package(cordon) through docs/examples/CMakeLists.txt:
+# it opens the module on its own lua_State and asks the assembled policy one question.
+mkdir -p "$tmp/w"
+host_says() {  # host_says WHAT HOST: the host's answers for a write inside the workdir and one to ~/.ssh
+  local out
+  out=$(LD_LIBRARY_PATH=$libdir hidden "$2" "$tmp/w" file-write-data "$tmp/w/a.txt" 2>&1)
+  case $out in "allow "*) ok ;; *) bad "$1: a write inside the workdir: $out" ;; esac
+  out=$(LD_LIBRARY_PATH=$libdir hidden "$2" "$tmp/w" file-write-data "$HOME/.ssh/authorized_keys" 2>&1)
+  case $out in "deny "*) ok ;; *) bad "$1: a write to ~/.ssh: $out" ;; esac
 }
-C
 export PKG_CONFIG_PATH=$libdir/pkgconfig
 # shellcheck disable=SC2046
-if cc -o "$tmp/host" "$tmp/host.c" $(pkg-config --cflags --libs cordon) 2>"$tmp/cc.log"; then
-  out=$(LD_LIBRARY_PATH=$libdir hidden "$tmp/host" 2>&1)
-  [ "$out" = /a/b ] && ok || bad "the pkg-config host printed: $out"
+if cc -o "$tmp/host" "$src/docs/examples/host.c" $(pkg-config --cflags --libs cordon) 2>"$tmp/cc.log"; then
+  host_says "the pkg-config host" "$tmp/host"
 else
-  bad "cc \$(pkg-config --cflags --libs cordon): $(cat "$tmp/cc.log")"
+  bad "cc host.c \$(pkg-config --cflags --libs cordon): $(cat "$tmp/cc.log")"
 fi
-
-# find_package(cordon) gives cordon::cordon.
-mkdir -p "$tmp/cmk"
-cp "$tmp/host.c" "$tmp/cmk/host.c"
-cat >"$tmp/cmk/CMakeLists.txt" <<'CMAKE'
-cmake_minimum_required(VERSION 3.16)
-project(host C)
-find_package(cordon 0.1 REQUIRED)
-add_executable(host host.c)
-target_link_libraries(host PRIVATE cordon::cordon)
-CMAKE
-if cmake -S "$tmp/cmk" -B "$tmp/cmk/b" -DCMAKE_PREFIX_PATH="$p" >"$tmp/cmk.log" 2>&1 &&
-   cmake --build "$tmp/cmk/b" >>"$tmp/cmk.log" 2>&1; then
-  out=$(LD_LIBRARY_PATH=$libdir hidden "$tmp/cmk/b/host" 2>&1)
-  [ "$out" = /a/b ] && ok || bad "the find_package host printed: $out"
+if cmake -S "$src/docs/examples" -B "$tmp/cmk" -DCMAKE_PREFIX_PATH="$p" >"$tmp/cmk.log" 2>&1 &&
+   cmake --build "$tmp/cmk" >>"$tmp/cmk.log" 2>&1; then
+  host_says "the find_package host" "$tmp/cmk/host"
 else
   bad "find_package(cordon): $(tail -20 "$tmp/cmk.log")"
+fi
+
+# docs/examples/audit.lua, a tool on the Lua API, with the installed cordon and with stock lua5.4.
+cp "$src/docs/examples/audit.lua" "$tmp/audit.lua"
+audit_says() {
+  grep -q "^write allow $tmp/w/a.txt" <<<"$2" && ok || bad "$1: a write inside the workdir: $2"
+  grep -q "^write deny  $tmp/w/.git/hooks/pre-commit  (git layout" <<<"$2" && ok || bad "$1: a hook: $2"
+}
+audit_says "cordon lua audit.lua" "$(cd "$tmp/w" && hidden "$p/bin/cordon" lua "$tmp/audit.lua" a.txt .git/hooks/pre-commit 2>&1)"
+if command -v lua5.4 >/dev/null; then
+  audit_says "lua5.4 audit.lua" "$(cd "$tmp/w" && LUA_CPATH="$cmod/?.so" hidden lua5.4 "$tmp/audit.lua" a.txt .git/hooks/pre-commit 2>&1)"
 fi
 
 # Stock lua5.4: every submodule can be required on its own, first thing, from the installed cordon.so.
