@@ -28,6 +28,10 @@ install(TARGETS cordon_module LIBRARY DESTINATION ${CORDON_LUA_CMOD_DIR})
 
 # cordon.pc is written at install time, so `cmake --install build --prefix P` gets P, not the prefix
 # the build was configured with.
+set(CORDON_PC_PRIVATE "yaml-0.1 jansson sqlite3")
+if(CORDON_WITH_LINUX)
+  string(APPEND CORDON_PC_PRIVATE " libseccomp")
+endif()
 foreach(kind LIBDIR INCLUDEDIR)
   if(IS_ABSOLUTE "${CMAKE_INSTALL_${kind}}")
     set(CORDON_PC_${kind} "${CMAKE_INSTALL_${kind}}")
@@ -40,6 +44,7 @@ install(CODE "
   set(CORDON_PC_LIBDIR \"${CORDON_PC_LIBDIR}\")
   set(CORDON_PC_INCLUDEDIR \"${CORDON_PC_INCLUDEDIR}\")
   set(PROJECT_VERSION \"${PROJECT_VERSION}\")
+  set(CORDON_PC_PRIVATE \"${CORDON_PC_PRIVATE}\")
   configure_file(\"${CMAKE_SOURCE_DIR}/tools/cordon.pc.in\" \"${CMAKE_BINARY_DIR}/install/cordon.pc\" @ONLY)
 ")
 install(FILES ${CMAKE_BINARY_DIR}/install/cordon.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

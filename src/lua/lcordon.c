@@ -15,7 +15,10 @@ static const luaL_Reg c_modules[] = {
   {"cordon.c.writer", cordon_open_writer},   {"cordon.c.manager", cordon_open_manager},
   {"cordon.c.sbpl", cordon_open_sbpl},       {"cordon.c.yaml", cordon_open_yaml},
   {"cordon.c.sandbox", cordon_open_sandbox}, {"cordon.c.sys", cordon_open_sys},
-  {"cordon.c.linux", cordon_open_linux},     {"cordon.c.json", cordon_open_json},
+#if CORDON_WITH_LINUX
+  {"cordon.c.linux", cordon_open_linux},
+#endif
+  {"cordon.c.json", cordon_open_json},
   {"cordon.c.gitconfig", cordon_open_gitconfig},
   {NULL, NULL},
 };
@@ -118,7 +121,9 @@ C_SUBMODULE(luaopen_cordon_c_sbpl, "cordon.c.sbpl")
 C_SUBMODULE(luaopen_cordon_c_yaml, "cordon.c.yaml")
 C_SUBMODULE(luaopen_cordon_c_sandbox, "cordon.c.sandbox")
 C_SUBMODULE(luaopen_cordon_c_sys, "cordon.c.sys")
+#if CORDON_WITH_LINUX
 C_SUBMODULE(luaopen_cordon_c_linux, "cordon.c.linux")
+#endif
 C_SUBMODULE(luaopen_cordon_c_json, "cordon.c.json")
 C_SUBMODULE(luaopen_cordon_c_gitconfig, "cordon.c.gitconfig")
 C_SUBMODULE(luaopen_cordon_c_builtin, "cordon.c.builtin")

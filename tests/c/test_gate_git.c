@@ -1,3 +1,4 @@
+/* needs: linux */
 /* tests/c/test_gate_git.c — git's layout rules, in a workdir the policy lets the command write: hooks,
  * config replaced only through config.lock with safe keys, sequencer todo lists without exec lines,
  * and no repository assembled from parts, in any order, by any syscall. */

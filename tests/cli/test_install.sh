@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# needs: linux
 # tests/cli/test_install.sh — `cmake --install` into a fresh prefix, then use what it installed the way a
 # user and a tool builder would, with the source and build trees out of sight (a mount namespace hides
 # them): the CLI from another directory, the man page, the three completions, a C host built with

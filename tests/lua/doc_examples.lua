@@ -36,7 +36,9 @@ for _, rel in ipairs(files) do
   for _, b in ipairs(blocks(text)) do
     local where = rel .. ":" .. b.line
     local ok, err
-    if b.code:match("^%-%- a profile script") then
+    if not package.preload["cordon.c.linux"] and (b.code:find("cordon.c.linux", 1, true) or b.code:find(").linux", 1, true)) then
+      ok = true  -- an example of the Linux backend, in a build without it
+    elseif b.code:match("^%-%- a profile script") then
       local rules, e = require("cordon.luaprofile").run(b.code, "@" .. rel,
         { home = "/home/u", workdir = "/home/u/app", platform = "darwin" })
       ok, err = rules ~= nil and #rules > 0, e or "no rules"

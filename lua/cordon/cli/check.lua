@@ -305,8 +305,14 @@ function M.run(argv, first)
                         .. "  the policy alone: " .. render_text(action, rule, d, describe, pos[2], platform)))
     return 1
   end
-  io.stdout:write(opts.json and render_json(action, rule, d, pos[1], pos[2], describe)
-                  or render_text(action, rule, d, describe, pos[2], platform))
+  local text = opts.json and render_json(action, rule, d, pos[1], pos[2], describe)
+               or render_text(action, rule, d, describe, pos[2], platform)
+  if not opts.json and action == "allow" and platform == "linux" and d.operation:match("^file%-write")
+     and not package.preload["cordon.c.linux"] then
+    text = text .. "  note: this build has no Linux backend, so git's layout rules (the Linux gate's, beyond the "
+      .. "policy) are not part of this answer\n"
+  end
+  io.stdout:write(text)
   return action == "allow" and 0 or 1
 end
 
