@@ -82,6 +82,19 @@ local function common_of(gitdir)
   return gitdir
 end
 
+-- Whether git itself made the link of a repository found through a gitfile (`repo` from discover), so
+-- that what it names may be granted: a worktree's git directory names the gitfile back (its own
+-- "gitdir" file, outside every writable root), a submodule's lies in .git/modules of a repository
+-- above it. A gitfile written by an earlier run ("gitdir: $HOME") is neither.
+function M.linked_by_git(repo)
+  if not repo.pointer then return true end  -- a .git directory: no link to trust
+  if not repo.gitdir then return false end
+  local back = read_line(repo.gitdir .. "/gitdir")
+  if back and back ~= "" and real(back) == real(repo.pointer) then return true end
+  local super = repo.gitdir:match("^(.*)/%.git/modules/.")
+  return super ~= nil and within(super == "" and "/" or super, repo.top)
+end
+
 -- Finds the repository `dir` belongs to. `untrusted` lists the writable roots: a gitfile inside one is
 -- reported (pointer_planted) but not followed. Returns nil, or
 -- { top, gitdir, common, bare = false, pointer = gitfile path or nil, pointer_planted = bool }.
