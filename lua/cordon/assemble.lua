@@ -232,6 +232,7 @@ end
 local parsed = setmetatable({}, { __mode = "k" })
 local Assembled = {}
 Assembled.__index = Assembled
+Assembled.__name = "cordon.Assembled"  -- how the REPL names it (:help Assembled:decide)
 M.Assembled = Assembled
 
 -- The assembled text parsed with its parameters, as a cordon.Policy (parsed once, on first use).

@@ -1,65 +1,142 @@
-/* src/cli/readline.c — cordon.c.readline: libedit line editing and history for `cordon repl`.
+/* src/cli/readline.c — cordon.c.readline: libedit line editing for `cordon repl`.
  *
- *   readline(prompt) -> line | nil at end of input   (non-empty lines go into the history)
- *   load_history(path) -> true | nil, message        save_history(path [, max]) -> true | nil, message */
+ *   readline(prompt) -> line | nil at end of input | false when Ctrl-C discarded the line
+ *   add_history(line)                    set_completer(fn)   fn(word) -> { full candidates… }
+ *   interruptible(fn, …), take_interrupt()                    (interrupt.c)
+ * The history file itself is kept by the Lua side (lua/cordon/cli/history.lua), one line per entry.
+ * Which names complete is policy, in lua/cordon/cli/complete.lua; this file only hands libedit the
+ * word under the cursor and the candidates back. */
 #include "cli/cli.h"
 
-#include <errno.h>
 #include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <editline/readline.h>
 
+/* libedit calls the completer without an argument: the state whose completer is registered. */
+static lua_State *completer_state;
+static const char COMPLETER_KEY = 'c';
+
+/* '.' and ':' are not breaks, so `cordon.sb` and `p:de` reach the completer whole. */
+static char word_breaks[] = " \t\n\"\\'`@$><=;|&{(+-*/%^~,[]#";
+
+static char *common_prefix(char **items, size_t n) {
+  size_t len = strlen(items[0]);
+  for (size_t i = 1; i < n; i++) {
+    size_t j = 0;
+    while (j < len && items[i][j] == items[0][j]) j++;
+    len = j;
+  }
+  char *out = malloc(len + 1);
+  if (!out) return NULL;
+  memcpy(out, items[0], len);
+  out[len] = '\0';
+  return out;
+}
+
+static void free_matches(char **m, size_t n) {
+  for (size_t i = 0; i < n; i++) free(m[i]);
+  free(m);
+}
+
+/* matches[0] replaces the word (the candidates' common prefix); matches[1..] are listed on a second Tab. */
+static char **complete(const char *text, int start, int end) {
+  (void)start;
+  (void)end;
+  rl_attempted_completion_over = 1;  /* never fall back to file names */
+  lua_State *L = completer_state;
+  if (!L) return NULL;
+  int top = lua_gettop(L);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &COMPLETER_KEY);
+  lua_pushstring(L, text);
+  char **matches = NULL;
+  if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1)) {
+    size_t n = (size_t)lua_rawlen(L, -1), k = 1;
+    matches = n ? calloc(n + 2, sizeof *matches) : NULL;
+    for (size_t i = 1; matches && i <= n; i++) {
+      lua_rawgeti(L, -1, (lua_Integer)i);
+      const char *s = lua_tostring(L, -1);
+      if (s && !(matches[k] = strdup(s))) {
+        free_matches(matches, k);
+        matches = NULL;
+      } else if (s) {
+        k++;
+      }
+      lua_pop(L, 1);
+    }
+    if (matches && k == 1) {
+      free(matches);
+      matches = NULL;
+    }
+    if (matches && !(matches[0] = common_prefix(matches + 1, k - 1))) {
+      free_matches(matches + 1, k - 1);
+      free(matches);
+      matches = NULL;
+    }
+    if (matches && k == 2) {  /* one candidate: it is the replacement itself */
+      free(matches[1]);
+      matches[1] = NULL;
+    }
+  }
+  lua_settop(L, top);
+  return matches;
+}
+
+static char *no_entries(const char *text, int state) {
+  (void)text;
+  (void)state;
+  return NULL;
+}
+
+static int l_set_completer(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  lua_pushvalue(L, 1);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &COMPLETER_KEY);
+  completer_state = L;
+  rl_attempted_completion_function = complete;
+  rl_completion_entry_function = no_entries;
+  rl_basic_word_break_characters = word_breaks;
+  rl_completer_word_break_characters = word_breaks;
+  rl_completion_append_character = '\0';
+  return 0;
+}
+
 static int l_readline(lua_State *L) {
   const char *prompt = luaL_optstring(L, 1, "> ");
+  cordon_interrupt_take();  /* a Ctrl-C from before this prompt is old news */
   char *line = readline(prompt);
-  if (!line) {
-    lua_pushnil(L);
+  int interrupted = cordon_interrupt_take();
+  if (!line) {  /* a Ctrl-C that lands outside the read does not end it: the line typed after it counts */
+    if (interrupted) lua_pushboolean(L, 0);
+    else lua_pushnil(L);
     return 1;
   }
-  if (*line) add_history(line);
   lua_pushstring(L, line);
   free(line);
   return 1;
 }
 
-/* A missing history file is not an error: the first session has none yet. */
-static int l_load_history(lua_State *L) {
-  const char *path = luaL_checkstring(L, 1);
-  errno = 0;
-  int rc = read_history(path);
-  if (rc != 0 && errno != ENOENT && rc != ENOENT) {
-    lua_pushnil(L);
-    lua_pushfstring(L, "cannot read history %s: %s", path, strerror(rc > 0 ? rc : errno));
-    return 2;
-  }
-  lua_pushboolean(L, 1);
-  return 1;
-}
-
-static int l_save_history(lua_State *L) {
-  const char *path = luaL_checkstring(L, 1);
-  int max = (int)luaL_optinteger(L, 2, 1000);
-  stifle_history(max);
-  int rc = write_history(path);
-  if (rc != 0) {
-    lua_pushnil(L);
-    lua_pushfstring(L, "cannot write history %s: %s", path, strerror(rc > 0 ? rc : errno));
-    return 2;
-  }
-  lua_pushboolean(L, 1);
-  return 1;
+static int l_add_history(lua_State *L) {
+  size_t len;
+  const char *line = luaL_checklstring(L, 1, &len);
+  luaL_argcheck(L, strlen(line) == len, 1, "embedded NUL");
+  add_history(line);
+  return 0;
 }
 
 static const luaL_Reg readline_funcs[] = {
   {"readline", l_readline},
-  {"load_history", l_load_history},
-  {"save_history", l_save_history},
+  {"add_history", l_add_history},
+  {"set_completer", l_set_completer},
   {NULL, NULL},
 };
 
 int cordon_open_readline(lua_State *L) {
+  /* before libedit starts (add_history starts it): SIGINT is interrupt.c's, which makes the read at the
+   * prompt fail, and l_readline tells that from end of input */
+  rl_catch_signals = 0;
   luaL_newlib(L, readline_funcs);
+  luaL_setfuncs(L, cordon_interrupt_funcs, 0);
   return 1;
 }
