@@ -1,7 +1,9 @@
 # tests/lib/pty_drive.py STEPS CMD… — drives CMD on a terminal of its own, as a person at a keyboard.
 # STEPS is a file of lines, each one step:
 #   send TEXT     type TEXT (Python escapes: \t Tab, \r Enter, \x03 Ctrl-C, \x04 Ctrl-D)
-#   expect REGEX  wait (up to 10 s) until the output since the last expect matches REGEX; else fail
+#   expect REGEX  wait (up to 10 s) until the output since the last expect matches REGEX; else fail.
+#                 Then a pause of 0.2 s: libedit prints its prompt before it puts the terminal in raw
+#                 mode, and a Ctrl-D typed into that gap is taken by the line discipline and lost.
 #   sleep SECS
 # Exits 0 when every expect matched and CMD ended, 1 otherwise, printing the transcript on failure.
 # The last line printed is "##status=N" (CMD's exit status, minus the signal that ended it).
@@ -62,6 +64,9 @@ for raw in open(steps_file, encoding="utf-8").read().splitlines():
                 if not pattern.search(seen, mark):
                     fail("no match for " + arg)
         mark = pattern.search(seen, mark).end()
+        end = time.monotonic() + 0.2
+        while time.monotonic() < end and pump(end - time.monotonic()):
+            pass
     else:
         fail("unknown step " + raw)
 
