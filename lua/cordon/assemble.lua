@@ -297,6 +297,10 @@ end
 -- cordon.request. Returns the "Assembled policy" table of docs/architecture.md (with the methods of
 -- M.Assembled: policy, decide, locate), or nil, message, code.
 function M.assemble(opts)
+  -- misuse raises, at the caller's line (a number here would otherwise fail deep in request.lua)
+  if opts ~= nil and type(opts) ~= "table" then
+    error("cordon.assemble: expected a request table or nil, got " .. type(opts), 2)
+  end
   local req, err, code = require("cordon.request").build(opts)
   if not req then return nil, err, code end
   local tree

@@ -429,6 +429,7 @@ static int l_git_layout(lua_State *L) {
 
 static const luaL_Reg plan_methods[] = {
     {"describe", plan_describe}, {"to_table", plan_to_table}, {"json", plan_json}, {"gate", plan_gate},
+    {"close", plan_gc},  /* as every handle has: frees it now, and later uses raise */
     {NULL, NULL}};
 static const luaL_Reg plan_meta[] = {
     {"__gc", plan_gc}, {"__close", plan_gc}, {"__tostring", plan_tostring}, {NULL, NULL}};

@@ -121,6 +121,7 @@ M.lines = {
   ["LinuxPlan:describe"] = "plan:describe() -> {lines…}: every Landlock rule, mount and seccomp decision",
   ["LinuxPlan:to_table"] = "plan:to_table() -> the plan as data",
   ["LinuxPlan:json"] = "plan:json() -> the plan as JSON text",
+  ["LinuxPlan:close"] = "plan:close(): frees the plan now (later uses raise)",
   ["LinuxPlan:gate"] = "plan:gate(path) -> {write, create, remove, connect}: what the gate decides there",
 
   ["SessionStore:create"] = "store:create(boundary, dir) -> id: a new session at revision 0",
