@@ -35,12 +35,33 @@ static char *common_prefix(char **items, size_t n) {
   return out;
 }
 
-static void free_matches(char **m, size_t n) {
-  for (size_t i = 0; i < n; i++) free(m[i]);
+/* The completer's list (at `list`) as libedit wants it: [0] replaces the word (the one candidate, or
+ * the candidates' common prefix), [1..] are listed on a second Tab, NULL ends it. NULL for none. */
+static char **to_matches(lua_State *L, int list) {
+  size_t n = (size_t)lua_rawlen(L, list), k = 0;
+  char **m = n ? calloc(n + 2, sizeof *m) : NULL;
+  if (!m) return NULL;
+  for (size_t i = 1; i <= n; i++) {
+    lua_rawgeti(L, list, (lua_Integer)i);
+    const char *s = lua_tostring(L, -1);
+    char *copy = s ? strdup(s) : NULL;
+    lua_pop(L, 1);
+    if (s && !copy) goto fail;
+    if (copy) m[++k] = copy;
+  }
+  if (k == 0) goto fail;
+  if (k == 1) {
+    m[0] = m[1];
+    m[1] = NULL;
+    return m;
+  }
+  if ((m[0] = common_prefix(m + 1, k))) return m;
+fail:
+  for (size_t i = 0; i <= k; i++) free(m[i]);
   free(m);
+  return NULL;
 }
 
-/* matches[0] replaces the word (the candidates' common prefix); matches[1..] are listed on a second Tab. */
 static char **complete(const char *text, int start, int end) {
   (void)start;
   (void)end;
@@ -51,34 +72,7 @@ static char **complete(const char *text, int start, int end) {
   lua_rawgetp(L, LUA_REGISTRYINDEX, &COMPLETER_KEY);
   lua_pushstring(L, text);
   char **matches = NULL;
-  if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1)) {
-    size_t n = (size_t)lua_rawlen(L, -1), k = 1;
-    matches = n ? calloc(n + 2, sizeof *matches) : NULL;
-    for (size_t i = 1; matches && i <= n; i++) {
-      lua_rawgeti(L, -1, (lua_Integer)i);
-      const char *s = lua_tostring(L, -1);
-      if (s && !(matches[k] = strdup(s))) {
-        free_matches(matches, k);
-        matches = NULL;
-      } else if (s) {
-        k++;
-      }
-      lua_pop(L, 1);
-    }
-    if (matches && k == 1) {
-      free(matches);
-      matches = NULL;
-    }
-    if (matches && !(matches[0] = common_prefix(matches + 1, k - 1))) {
-      free_matches(matches + 1, k - 1);
-      free(matches);
-      matches = NULL;
-    }
-    if (matches && k == 2) {  /* one candidate: it is the replacement itself */
-      free(matches[1]);
-      matches[1] = NULL;
-    }
-  }
+  if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1)) matches = to_matches(L, lua_gettop(L));
   lua_settop(L, top);
   return matches;
 }

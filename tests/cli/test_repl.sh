@@ -29,6 +29,11 @@ contains() { case "$2" in *"$3"*) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); e
 out=$(printf 'setmetatable({}, {__tostring = function() error("no words") end})\n=1\n' | "$CORDON" repl 2>&1)
 check "a raising __tostring is an error, and the session goes on" "$?:$out" $'0:error: cannot show the value: repl:1: no words\n1'
 
+bad='setmetatable({}, {__tostring = function() error("no words") end})'
+out=$(printf '%s\n:all\nerror(%s)\n=2\n' "$bad" "$bad" | "$CORDON" repl 2>&1)
+check "neither :all nor an error value with a raising __tostring ends the session" "$?:$out" \
+  $'0:error: cannot show the value: repl:1: no words\nerror: repl:1: no words\nerror: (an error value whose __tostring raises)\n2'
+
 out=$(printf '=1\nfor i = 1, 2 do\n' | "$CORDON" repl 2>"$tmp/err")
 check "an unfinished chunk at end of input exits 1" "$?:$out" "1:1"
 contains "and says so" "$(cat "$tmp/err")" "unfinished chunk at end of input"

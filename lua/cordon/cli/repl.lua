@@ -54,9 +54,11 @@ end
 -- Prints what a chunk returned. A __tostring that raises is reported like any other error.
 local function print_results(s, res)
   if not res[1] then
-    s.out:write("error: ", tostring(res[2]), "\n")
+    local ok, text = pcall(tostring, res[2])
+    s.out:write("error: ", ok and text or "(an error value whose __tostring raises)", "\n")
     return
   end
+  if res.n == 2 then s.last = res[2] end
   local parts = {}
   for i = 2, res.n do
     local ok, text, cut, lines = pcall(show.brief, res[i])
@@ -71,7 +73,6 @@ local function print_results(s, res)
     parts[#parts + 1] = text
   end
   if #parts > 0 then s.out:write(table.concat(parts, "\t"), "\n") end
-  if res.n == 2 then s.last = res[2] end
 end
 
 -- Reads lines from `read(prompt)` until end of input (nil), evaluating each complete chunk; false from
@@ -90,7 +91,8 @@ function M.loop(read, out, env, call, record)
     else
       if record and line:find("%S") then record(line) end
       if not buffer and line:match("^:") then
-        if not commands.dispatch(s, line) then break end
+        local ok, more = call(commands.dispatch, s, line)  -- Ctrl-C stops a command too
+        if not ok then print_results(s, { false, more, n = 2 }) elseif not more then break end
       else
         buffer = buffer and (buffer .. "\n" .. line) or line
         if buffer:match("^%s*$") then
