@@ -1,7 +1,7 @@
 /* src/cli/readline.c — cordon.c.readline: libedit line editing for `cordon repl`.
  *
  *   readline(prompt) -> line | nil at end of input | false when Ctrl-C discarded the line
- *   add_history(line)                    set_completer(fn)   fn(word) -> { full candidates… }
+ *   add_history(line)     set_completer(fn)   fn(word, line_before) -> { full candidates… } | "files"
  *   interruptible(fn, …), take_interrupt()                    (interrupt.c)
  * The history file itself is kept by the Lua side (lua/cordon/cli/history.lua), one line per entry.
  * Which names complete is policy, in lua/cordon/cli/complete.lua; this file only hands libedit the
@@ -62,17 +62,22 @@ fail:
   return NULL;
 }
 
+/* The completer gets the word and the line before it; it answers a list, or "files" for file names. */
 static char **complete(const char *text, int start, int end) {
-  (void)start;
   (void)end;
-  rl_attempted_completion_over = 1;  /* never fall back to file names */
+  rl_attempted_completion_over = 1;  /* file names only when the completer asks for them */
   lua_State *L = completer_state;
   if (!L) return NULL;
   int top = lua_gettop(L);
   lua_rawgetp(L, LUA_REGISTRYINDEX, &COMPLETER_KEY);
   lua_pushstring(L, text);
+  lua_pushlstring(L, rl_line_buffer, start > 0 && start <= rl_end ? (size_t)start : 0);
   char **matches = NULL;
-  if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1)) matches = to_matches(L, lua_gettop(L));
+  if (lua_pcall(L, 2, 1, 0) == LUA_OK) {
+    if (lua_istable(L, -1)) matches = to_matches(L, lua_gettop(L));
+    else if (lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "files"))
+      matches = rl_completion_matches(text, rl_filename_completion_function);
+  }
   lua_settop(L, top);
   return matches;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/cli/test_repl_terminal.sh — `cordon repl` on a terminal (tests/lib/pty_drive.py types into a pty):
-# Tab completes module fields and methods of values; Ctrl-C stops a running chunk and clears a line
+# Tab completes module fields, methods of values and the file name after :load; Ctrl-C stops a running chunk and clears a line
 # at the prompt without ending the session; the history directory is made when missing, each line is
 # in the file even when the session ends in os.exit, and the next session recalls it with Up.
 set -u
@@ -11,6 +11,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/cordon-repl-pty.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export HOME="$tmp/home" XDG_STATE_HOME=
 mkdir -p "$HOME"
+cd "$tmp" || exit 1
+printf 'loaded_value = 99\n' >loadme.lua
 pass=0 fail=0
 drive() { # NAME STEPS-FILE WANT-STATUS
   local out status
@@ -32,6 +34,10 @@ send =p:ki\t()\r
 expect "managed".*cordon> 
 send =cordon.path.norm\t("/a//b")\r
 expect "/a/b".*cordon> 
+send :load loadm\t\r
+expect cordon> 
+send =loaded_value\r
+expect \n99\r\n.*cordon> 
 send \x04
 STEPS
 drive "Tab completes fields and methods" "$tmp/complete" 0

@@ -34,6 +34,12 @@ t.test("Tab on a bare word offers globals and keywords; on ':' the REPL's comman
   t.eq(table.concat(complete.candidates(":he", env, { "help", "load" }), " "), ":help")
 end)
 
+t.test("Tab after :load completes a file name; after another command, nothing", function()
+  t.eq(complete.candidates("scr", env, { "load" }, ":load "), "files")
+  t.eq(#complete.candidates("scr", env, { "help" }, ":help "), 0, "after :help")
+  t.ok(has(complete.candidates("pri", env, {}, "x = "), "print"), "after an ordinary line start")
+end)
+
 t.test("Tab walks names only: nothing typed is called", function()
   local called = false
   env.f = function() called = true return { x = 1 } end
@@ -95,6 +101,35 @@ t.test("a long string is cut in a summary, with its length", function()
   local text, cut = show.brief({ text = string.rep("x\n", 5000) })
   t.ok(cut, "cut")
   t.ok(text:find("(10000 bytes)", 1, true), text)
+end)
+
+t.test("the history file: directories made, the last entries loaded and kept, each line appended at once", function()
+  local history = require "cordon.cli.history"
+  local sys = require "cordon.c.sys"
+  local base = os.tmpname()
+  os.remove(base)
+  local file = base .. "/state/cordon/repl_history"
+  local keep = history.KEEP
+  history.KEEP = 3
+  local added = {}
+  local append = assert(history.open(file, function(l) added[#added + 1] = l end))
+  t.eq(sys.stat(base .. "/state/cordon").type, "directory", "made when missing")
+  t.eq(#added, 0, "a new file has no entries")
+  for _, l in ipairs { "a", "b", "c", "d" } do append(l) end
+  local f = assert(io.open(file))
+  t.eq(f:read("a"), "a\nb\nc\nd\n", "every line is in the file as soon as it is entered")
+  f:close()
+  added = {}
+  assert(history.open(file, function(l) added[#added + 1] = l end))
+  history.KEEP = keep
+  t.eq(table.concat(added, " "), "b c d", "the last KEEP entries are loaded")
+  f = assert(io.open(file))
+  t.eq(f:read("a"), "b\nc\nd\n", "and the file is trimmed to them")
+  f:close()
+  os.remove(file)
+  os.remove(base .. "/state/cordon")
+  os.remove(base .. "/state")
+  os.remove(base)
 end)
 
 return t.finish()

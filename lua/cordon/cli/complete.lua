@@ -1,11 +1,12 @@
 -- lua/cordon/cli/complete.lua — what Tab completes in `cordon repl`.
 --
---   complete.candidates(word, env) -> { full words… }, sorted
+--   complete.candidates(word, env, commands, before) -> { full words… }, sorted, or "files"
 -- word is the text before the cursor back to the last space or operator (src/cli/readline.c):
 --   "pri"        globals of the REPL and Lua keywords       -> "print"
 --   "cordon.sb"  fields of a table (module submodules too)  -> "cordon.sbpl"
 --   "p:de"       methods of a value, from its metatable     -> "p:decide"
 --   ":he"        the REPL's own commands (at the start)     -> ":help"
+--   ":load sc"   a file name after :load                    -> ":load script.lua"
 -- Only plain names are walked (a.b.c): nothing the user typed is called to find candidates.
 local M = {}
 
@@ -48,7 +49,13 @@ local function sorted_matching(set, prefix, lead)
   return out
 end
 
-function M.candidates(word, env, commands)
+-- The : commands whose argument is a file: Tab completes a file name there.
+M.file_commands = { load = true }
+
+-- before is the line before the word. Returns the candidates, or "files" for a file name.
+function M.candidates(word, env, commands, before)
+  local cmd = before and before:match("^:(%a+)%s")
+  if cmd then return M.file_commands[cmd] and "files" or {} end
   if word:sub(1, 1) == ":" and not word:find("[.:]", 2) then
     local set = {}
     for _, c in ipairs(commands or {}) do set[c] = true end

@@ -151,8 +151,8 @@ function M.run(argv, first)
       io.stderr:write("cordon: no history this session: ", tostring(err), "\n")
     end
   end
-  rl.set_completer(function(word)
-    return require("cordon.cli.complete").candidates(word, env, commands.order)
+  rl.set_completer(function(word, before)
+    return require("cordon.cli.complete").candidates(word, env, commands.order, before)
   end)
   io.stdout:write("cordon ", require("cordon").version, " (", _VERSION, ") — :help, Tab completes, Ctrl-D leaves\n")
   local status = M.loop(rl.readline, io.stdout, env, rl.interruptible, record)
