@@ -43,6 +43,11 @@ def pump(timeout):
 
 def fail(why):
     sys.stdout.write("transcript:\n" + seen.decode(errors="replace") + "\nFAIL: " + why + "\n")
+    try:  # a REPL stuck in a loop must not outlive the test
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    except OSError:
+        pass
     sys.exit(1)
 
 
@@ -77,8 +82,6 @@ while not done and time.monotonic() < deadline:
         time.sleep(0.05)
     done, status = os.waitpid(pid, os.WNOHANG)
 if not done:
-    os.kill(pid, 9)
-    os.waitpid(pid, 0)
     fail("CMD did not end")
 while pump(0.1):
     pass
