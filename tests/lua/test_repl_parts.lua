@@ -85,6 +85,15 @@ t.test(":help NAME finds a function by its full name, without cordon., or throug
   t.ok(why:find("no help", 1, true), why)
 end)
 
+t.test(":help MODULE and :help TYPE list the functions under it", function()
+  local path = help.under("path")
+  t.ok(#path >= 7, "cordon.path has its functions")
+  t.eq(path[1]:sub(1, 12), "cordon.path.")
+  t.same(help.under("cordon.path"), path, "with or without cordon.")
+  t.ok(#help.under("Policy") >= 5, "a type's methods")
+  t.eq(#help.under("nothing"), 0)
+end)
+
 t.test("a value too large for a screen is summarised, and says so", function()
   local big = {}
   for i = 1, 500 do big["k" .. i] = { i, tostring(i) } end

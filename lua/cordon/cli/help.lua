@@ -146,6 +146,18 @@ function M.names()
   return out
 end
 
+-- The names under a module or a type (`path`, `cordon.sbpl`, `Policy`), sorted; empty when none.
+function M.under(name)
+  local prefixes = { "cordon." .. name:gsub("^cordon%.", "") .. ".", name .. ":" }
+  local out = {}
+  for _, k in ipairs(M.names()) do
+    for _, p in ipairs(prefixes) do
+      if k:sub(1, #p) == p then out[#out + 1] = k end
+    end
+  end
+  return out
+end
+
 -- The help line for what the user typed: a full name, a name without "cordon.", or a method as
 -- VALUE:METHOD where VALUE is a variable of the REPL (its type comes from its metatable's __name).
 function M.lookup(name, env)

@@ -1,7 +1,7 @@
 -- lua/cordon/cli/repl_commands.lua — the `:` commands of `cordon repl`.
 --
 --   :help [NAME]                one line per function; NAME (cordon.path.normalize, path.normalize,
---                               p:decide, …) for one
+--                               p:decide, …) for one, a module or type (path, Policy) for its functions
 --   :load FILE                  run a Lua file in the REPL's globals
 --   :policy [ASSEMBLY OPTIONS]  assemble as `cordon policy` would; the result is the global `policy`
 --   :check OP TARGET            decide against that policy (assembled with no options if none yet)
@@ -14,7 +14,7 @@ local M = {}
 M.order = { "help", "load", "policy", "check", "all", "quit" }
 
 M.summary = {
-  help = ":help [NAME]  one line per function, or the line for NAME (p:decide, path.normalize, …)",
+  help = ":help [NAME]  one line per function; NAME: one function (p:decide, path.normalize) or module (path)",
   load = ":load FILE  run FILE's Lua in this session",
   policy = ":policy [ASSEMBLY OPTIONS] [-- CMD]  assemble as `cordon policy` does, into the global `policy`",
   check = ":check OP TARGET  decide against `policy` (`cordon check` with the same options)",
@@ -53,6 +53,11 @@ local run = {}
 
 function run.help(s, words)
   local help = require "cordon.cli.help"
+  local group = words[1] and help.under(words[1]) or {}
+  if #group > 0 then
+    for _, name in ipairs(group) do s.out:write(name, "  ", help.lines[name], "\n") end
+    return
+  end
   if words[1] then
     local name, line = help.lookup(words[1], s.env)
     s.out:write(name and (name .. "  " .. line) or line, "\n")
