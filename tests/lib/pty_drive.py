@@ -1,6 +1,7 @@
 # tests/lib/pty_drive.py STEPS CMD… — drives CMD on a terminal of its own, as a person at a keyboard.
 # STEPS is a file of lines, each one step:
-#   send TEXT     type TEXT (Python escapes: \t Tab, \r Enter, \x03 Ctrl-C, \x04 Ctrl-D)
+#   send TEXT     type TEXT (Python escapes: \t Tab, \r Enter, \x03 Ctrl-C, \x04 Ctrl-D); a Ctrl-D waits
+#                 until the line editor has the terminal (non-canonical mode, seen from the master)
 #   expect REGEX  wait (up to 10 s) until the output since the last expect matches REGEX; else fail.
 #                 Then a pause of 0.2 s: libedit prints its prompt before it puts the terminal in raw
 #                 mode, and a Ctrl-D typed into that gap is taken by the line discipline and lost.
@@ -12,6 +13,7 @@ import pty
 import re
 import select
 import sys
+import termios
 import time
 
 steps_file, cmd = sys.argv[1], sys.argv[2:]
@@ -56,7 +58,11 @@ for raw in open(steps_file, encoding="utf-8").read().splitlines():
         continue
     verb, _, arg = raw.partition(" ")
     if verb == "send":
-        os.write(fd, arg.encode().decode("unicode_escape").encode("latin-1"))
+        data = arg.encode().decode("unicode_escape").encode("latin-1")
+        end = time.monotonic() + 5
+        while b"\x04" in data and termios.tcgetattr(fd)[3] & termios.ICANON and time.monotonic() < end:
+            pump(0.05)
+        os.write(fd, data)
     elif verb == "sleep":
         end = time.monotonic() + float(arg)
         while time.monotonic() < end and pump(end - time.monotonic()):
