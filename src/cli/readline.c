@@ -7,6 +7,7 @@
  * Which names complete is policy, in lua/cordon/cli/complete.lua; this file only hands libedit the
  * word under the cursor and the candidates back. */
 #include "cli/cli.h"
+#include "lua/lutil.h"
 
 #include <lauxlib.h>
 #include <stdio.h>
@@ -43,7 +44,9 @@ static char **to_matches(lua_State *L, int list) {
   if (!m) return NULL;
   for (size_t i = 1; i <= n; i++) {
     lua_rawgeti(L, list, (lua_Integer)i);
-    const char *s = lua_tostring(L, -1);
+    size_t len;
+    const char *s = lua_tolstring(L, -1, &len);
+    if (s && strlen(s) != len) s = NULL;  /* a name with a NUL cannot be typed: skipped, not cut short */
     char *copy = s ? strdup(s) : NULL;
     lua_pop(L, 1);
     if (s && !copy) goto fail;
@@ -102,7 +105,7 @@ static int l_set_completer(lua_State *L) {
 }
 
 static int l_readline(lua_State *L) {
-  const char *prompt = luaL_optstring(L, 1, "> ");
+  const char *prompt = cordon_lua_optstring(L, 1, "> ");
   cordon_interrupt_take();  /* a Ctrl-C from before this prompt is old news */
   char *line = readline(prompt);
   int interrupted = cordon_interrupt_take();
@@ -117,10 +120,7 @@ static int l_readline(lua_State *L) {
 }
 
 static int l_add_history(lua_State *L) {
-  size_t len;
-  const char *line = luaL_checklstring(L, 1, &len);
-  luaL_argcheck(L, strlen(line) == len, 1, "embedded NUL");
-  add_history(line);
+  add_history(cordon_lua_checkstring(L, 1));
   return 0;
 }
 

@@ -50,12 +50,6 @@ bool cordon_target_parse(const char *op, const char *text, cordon_target *t, cha
   t->proto[0] = '\0';
   t->host = t->port = NULL;
   if (!is_network_op(op)) {
-    /* Seatbelt sees absolute paths only: a relative one would match no rule, and its "deny" would
-     * read as a verdict on the file the caller meant */
-    if (text[0] != '/' && op && (!strncmp(op, "file", 4) || !strncmp(op, "process-exec", 12))) {
-      snprintf(err, errcap, "the target of %s must be an absolute path, not '%s'", op, text);
-      return false;
-    }
     t->kind = text[0] == '/' ? CORDON_TARGET_PATH : CORDON_TARGET_NAME;
     /* a file or exec check is about a path the kernel has resolved: a relative one names nothing */
     if (t->kind == CORDON_TARGET_NAME && op && (!strncmp(op, "file-", 5) || !strncmp(op, "process-exec", 12))) {
