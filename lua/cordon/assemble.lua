@@ -232,6 +232,7 @@ end
 local parsed = setmetatable({}, { __mode = "k" })
 local Assembled = {}
 Assembled.__index = Assembled
+Assembled.__name = "cordon.Assembled"  -- how the REPL names it (:help Assembled:decide)
 M.Assembled = Assembled
 
 -- The assembled text parsed with its parameters, as a cordon.Policy (parsed once, on first use).
@@ -296,6 +297,10 @@ end
 -- cordon.request. Returns the "Assembled policy" table of docs/architecture.md (with the methods of
 -- M.Assembled: policy, decide, locate), or nil, message, code.
 function M.assemble(opts)
+  -- misuse raises, at the caller's line (a number here would otherwise fail deep in request.lua)
+  if opts ~= nil and type(opts) ~= "table" then
+    error("cordon.assemble: expected a request table or nil, got " .. type(opts), 2)
+  end
   local req, err, code = require("cordon.request").build(opts)
   if not req then return nil, err, code end
   local tree

@@ -105,6 +105,9 @@ end
 
 -- cordon.explain{…}: assembles with the same options as cordon.assemble and returns the data.
 function M.explain(opts)
+  if opts ~= nil and type(opts) ~= "table" then
+    error("cordon.explain: expected a request table or nil, got " .. type(opts), 2)
+  end
   local policy, err, code = require("cordon.assemble").assemble(opts)
   if not policy then return nil, err, code end
   return M.from_policy(policy)

@@ -110,7 +110,12 @@ local function load_policy(opts)
   if opts.define or opts["import-dir"] then return nil, "-D and --import-dir go with --policy" end
   local assembled, aerr = common.assemble_policy(opts)
   if not assembled then return nil, aerr end
-  local p, perr = sbpl.parse(assembled.text, "assembled", assembled.params)
+  return M.parse_assembled(assembled)
+end
+
+-- An assembled policy parsed for deciding: policy, describe, platform (as load_policy returns them).
+function M.parse_assembled(assembled)
+  local p, perr = require("cordon.sbpl").parse(assembled.text, "assembled", assembled.params)
   if not p then return nil, "the assembled policy does not parse: " .. tostring(perr) end
   -- assembled line -> the fragment it came from: each source starts with its ";; Source:" line
   local sources = assembled.sources or {}
@@ -127,7 +132,7 @@ end
 
 -- Seatbelt sees absolute paths only, so a relative TARGET for a path operation can never match a
 -- rule: answering "deny" would look like a verdict about the file the user meant. Say so instead.
-local function relative_target(op, target)
+function M.relative_target(op, target)
   if not (op:match("^file") or op:match("^process%-exec")) then return nil end
   if target:sub(1, 1) == "/" then return nil end
   local cwd = require("cordon.c.sys").getcwd()
@@ -287,7 +292,7 @@ function M.run(argv, first)
     return cli.fail("expected OPERATION TARGET (see cordon check --help)")
   end
   if not opts.batch then
-    local rerr = relative_target(pos[1], pos[2])
+    local rerr = M.relative_target(pos[1], pos[2])
     if rerr then return cli.fail(rerr) end
   end
   local facts, ferr = facts_of(opts)
@@ -295,25 +300,31 @@ function M.run(argv, first)
   local p, describe, platform = load_policy(opts)
   if not p then return cli.fail(describe) end
   if opts.batch then return batch(p, opts) end
-  local action, rule, d = p:decide(pos[1], pos[2], facts)
-  if not action then return cli.fail(rule) end
+  local text, code = M.answer(p, describe, platform, pos[1], pos[2], facts, opts.json)
+  if not text then return cli.fail(code) end
+  io.stdout:write(text)
+  return code
+end
+
+-- One decision as `cordon check` prints it: text, exit status (0 allow, 1 deny), or nil, message.
+function M.answer(p, describe, platform, op, target, facts, as_json)
+  local action, rule, d = p:decide(op, target, facts)
+  if not action then return nil, rule end
   local why, git_rule
-  if action == "allow" and platform == "linux" then why, git_rule = git_layout(d.operation, pos[2]) end
+  if action == "allow" and platform == "linux" then why, git_rule = git_layout(d.operation, target) end
   if why then
-    io.stdout:write(opts.json and render_json_git(why, git_rule, d, pos[1], pos[2])
-                    or ("deny\n" .. git_rule .. " (the Linux gate, beyond the policy): " .. why .. "\n"
-                        .. "  the policy alone: " .. render_text(action, rule, d, describe, pos[2], platform)))
-    return 1
+    return as_json and render_json_git(why, git_rule, d, op, target)
+      or ("deny\n" .. git_rule .. " (the Linux gate, beyond the policy): " .. why .. "\n"
+          .. "  the policy alone: " .. render_text(action, rule, d, describe, target, platform)), 1
   end
-  local text = opts.json and render_json(action, rule, d, pos[1], pos[2], describe)
-               or render_text(action, rule, d, describe, pos[2], platform)
-  if not opts.json and action == "allow" and platform == "linux" and d.operation:match("^file%-write")
+  local text = as_json and render_json(action, rule, d, op, target, describe)
+               or render_text(action, rule, d, describe, target, platform)
+  if not as_json and action == "allow" and platform == "linux" and d.operation:match("^file%-write")
      and not package.preload["cordon.c.linux"] then
     text = text .. "  note: this build has no Linux backend, so git's layout rules (the Linux gate's, beyond the "
       .. "policy) are not part of this answer\n"
   end
-  io.stdout:write(text)
-  return action == "allow" and 0 or 1
+  return text, action == "allow" and 0 or 1
 end
 
 return M
