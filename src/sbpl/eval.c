@@ -300,6 +300,11 @@ tail:
     case SP_UNQUOTE:
     case SP_UNQUOTE_SPLICING:
       ev_fail(e, x, CORDON_SBPL_EVAL, "%s outside quasiquote", name);
+    case SP_WITH_FILTER:
+    case SP_WITH_MODIFIER:
+    case SP_WITH_OPERATIONS:
+      result = ev_with(e, sp, x, env);
+      goto done;
     case SP_ELSE:
     case SP_ARROW:
       ev_fail(e, x, CORDON_SBPL_EVAL, "'%s' is only allowed inside cond", name);
@@ -452,8 +457,12 @@ tail:
           result = v;
           goto done;
         }
-        if (car(body)->kind == CORDON_D_SYM && car(body)->u.sym->special == SP_ARROW)
-          ev_fail(e, clause, CORDON_SBPL_EVAL, "cond: '=>' clauses are not supported");
+        if (car(body)->kind == CORDON_D_SYM && car(body)->u.sym->special == SP_ARROW) { /* (test => receiver) */
+          if (cordon_datum_list_length(body) != 2) ev_fail(e, clause, CORDON_SBPL_EVAL, "cond: expected (test => receiver)");
+          cordon_datum *receiver = ev_eval(e, car(cdr(body)), env);
+          result = ev_apply(e, receiver, &v, 1, clause);
+          goto done;
+        }
         for (; cdr(body)->kind == CORDON_D_PAIR; body = cdr(body)) ev_eval(e, car(body), env);
         x = car(body);
         goto tail;
@@ -517,6 +526,7 @@ static const struct { const char *name; int id; } specials[] = {
   {"lambda", SP_LAMBDA}, {"let", SP_LET}, {"let*", SP_LETSTAR}, {"letrec", SP_LETREC},
   {"letrec*", SP_LETREC}, {"begin", SP_BEGIN}, {"cond", SP_COND}, {"when", SP_WHEN},
   {"unless", SP_UNLESS}, {"and", SP_AND}, {"or", SP_OR}, {"else", SP_ELSE}, {"=>", SP_ARROW},
+  {"with-filter", SP_WITH_FILTER}, {"with-modifier", SP_WITH_MODIFIER}, {"with-operations", SP_WITH_OPERATIONS},
   {NULL, 0},
 };
 
@@ -556,6 +566,8 @@ cordon_sbpl_status cordon_sbpl_eval(cordon_arena *arena, const cordon_source *sr
   }
   ev_install_builtins(e);
   ev_install_sbpl(e);
+  ev_install_compat(e);
+  ev_install_vectors(e);
   ev_note_toplevel(e, src);
   ev_run_forms(e, src, ev_read_source(e, src));
   return CORDON_SBPL_OK;
