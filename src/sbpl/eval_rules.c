@@ -170,7 +170,8 @@ static size_t filter_bytes(const struct cordon_eval_filter *f) {
 void ev_report_unknown_filters(ev *e, const struct cordon_eval_filter *f) {
   if (f->unknown)
     cordon_policy_diag(e->policy, CORDON_DIAG_WARNING, "unknown-filter", ev_loc(e, &f->span),
-                       "unknown filter '%s' (kept, but it matches nothing this build can check)", f->name);
+                       "unknown filter '%s' (kept: a decision takes it as matching in a deny and as not matching in an "
+                       "allow, and says so)", f->name);
   for (size_t i = 0; i < f->nkids; i++) ev_report_unknown_filters(e, f->kids[i]);
 }
 

@@ -139,6 +139,8 @@ static const char *base_name(const char *name, char *buf, size_t cap) {
   if (n >= cap) n = cap - 1;
   memcpy(buf, name, n);
   buf[n] = '\0';
+  /* the filters on which entitlements the process holds all ask one fact */
+  if (!strcmp(buf, "require-entitlement") || !strcmp(buf, "entitlement-is-present")) snprintf(buf, cap, "entitlement");
   return buf;
 }
 
@@ -374,8 +376,11 @@ cordon_tri cordon_filter_match(cordon_filter *f, const cordon_target *t, cordon_
     return match_fact(f, "extension", ctx);
   case CORDON_F_NETWORK:
     return match_network(f, t, ctx);
-  case CORDON_F_OTHER:
-    return match_fact(f, f->name, ctx);
+  case CORDON_F_OTHER: {
+    cordon_tri r = match_fact(f, f->name, ctx);
+    if (r == CORDON_TRI_UNKNOWN) ctx->unknown_filter = true;
+    return r;
+  }
   }
   return CORDON_TRI_NO;
 }

@@ -193,10 +193,21 @@ local function render_text(action, rule, d, describe, target, platform)
     out[#out + 1] = "  fell back: " .. table.concat(d.chain, " -> ") .. " -> default"
   end
   for _, a in ipairs(d.assumed) do
+    if a.matched then
+      out[#out + 1] = "  note: " .. a.source .. " uses the filter '" .. a.fact .. "', which this build does not know:"
+        .. " taken as matching, since it is a deny (the answer is the safe one; it may be allow on a Mac)"
+    elseif a.unknown then
+      out[#out + 1] = "  note: " .. a.source .. " uses the filter '" .. a.fact .. "', which this build does not know:"
+        .. " taken as not matching, since it is an allow"
+    else
     out[#out + 1] = "  note: " .. a.source .. (a.param
       and (" uses (param \"" .. a.param .. "\"), which has no value; assumed not to match (give -D " .. a.param .. "=…)")
       or (" depends on " .. a.fact .. ", which the query did not give; assumed not to match (give --fact "
           .. a.fact .. "=…)"))
+    end
+  end
+  if d.unknown then
+    out[#out + 1] = "  note: the answer depended on a filter this build does not know (cordon lint: unknown-filter)"
   end
   if d.nassumed > #d.assumed then
     out[#out + 1] = "  note: " .. (d.nassumed - #d.assumed) .. " more rules depend on facts the query did not give"
@@ -213,7 +224,7 @@ end
 local function render_json(action, rule, d, op, target, describe)
   local jsonout = require "cordon.cli.jsonout"
   local doc = { decision = action, operation = d.operation, query = { operation = op, target = target },
-                by = d.by, chain = d.chain, assumed = d.assumed }
+                by = d.by, chain = d.chain, assumed = d.assumed, unknown = d.unknown or nil }
   if d.by == "rule" then
     doc.rule = { source = rule.source, text = rule.text, action = rule.action, ops = rule.ops,
                  filtered = d.filtered, fragment = describe(rule.source) }
