@@ -331,8 +331,13 @@ PRIM(p_regex_quote) {
   return d;
 }
 
-/* Entitlements belong to a signed app; a policy checked here has none. */
-PRIM(p_entitlement) { return &cordon_datum_false; }
+/* Entitlements belong to a signed app: a checked program holds the ones the caller lists, by default none. */
+PRIM(p_entitlement) {
+  const char *name = ev_string_arg(e, self, args, 0, call);
+  for (size_t i = 0; i < e->opt.nentitlements; i++)
+    if (!strcmp(e->opt.entitlements[i], name)) return &cordon_datum_true;
+  return &cordon_datum_false;
+}
 /* (debug deny) and (trace "file") change logging on a Mac, never a decision. */
 PRIM(p_ignore) { return &cordon_datum_unspec; }
 
