@@ -347,6 +347,33 @@ tail:
       result = &cordon_datum_unspec;
       goto done;
     }
+    case SP_MACRO: {
+      /* TinyScheme's (macro (name form) body…), or (macro name transformer): the transformer gets the
+       * whole unevaluated call and returns the form that runs in its place (Apple's prelude and
+       * application.sb define some this way). */
+      check_form(e, x, 3, name);
+      cordon_datum *target = car(cdr(x));
+      cordon_symbol *s;
+      cordon_datum *m;
+      if (target->kind == CORDON_D_PAIR) {
+        s = symbol_of(e, car(target), name);
+        if (cordon_datum_list_length(target) != 2) ev_fail(e, x, CORDON_SBPL_EVAL, "macro: expected (macro (name form) body…)");
+        m = make_closure(e, cdr(target), cdr(cdr(x)), env, s->name, x);
+      } else {
+        s = symbol_of(e, target, name);
+        m = ev_eval(e, car(cdr(cdr(x))), env);
+        if (m->kind != CORDON_D_CLOSURE) ev_fail(e, x, CORDON_SBPL_EVAL, "macro: expected a procedure for '%s'", s->name);
+        cordon_datum *copy = ev_need(e, cordon_datum_new(e->a, CORDON_D_CLOSURE));
+        *copy = *m;
+        copy->u.clo = ev_need(e, cordon_arena_alloc(e->a, sizeof *copy->u.clo));
+        *copy->u.clo = *m->u.clo;
+        m = copy;
+      }
+      m->u.clo->macro = true;
+      define(e, env, s, m);
+      result = &cordon_datum_unspec;
+      goto done;
+    }
     case SP_LAMBDA:
       check_form(e, x, 3, name);
       result = make_closure(e, car(cdr(x)), cdr(cdr(x)), env, "lambda", x);
@@ -495,6 +522,10 @@ tail:
     result = call_prim(e, fn, args, n, x);
     goto done;
   }
+  if (fn->kind == CORDON_D_CLOSURE && fn->u.clo->macro) { /* expand, then run the expansion here */
+    x = ev_apply(e, fn, &x, 1, x);
+    goto tail;
+  }
   if (fn->kind != CORDON_D_CLOSURE)
     ev_fail(e, x, CORDON_SBPL_EVAL, "cannot call a %s%s%s", cordon_datum_kind_name(fn),
             head->kind == CORDON_D_SYM ? " named " : "", head->kind == CORDON_D_SYM ? head->u.sym->name : "");
@@ -526,7 +557,7 @@ static const struct { const char *name; int id; } specials[] = {
   {"lambda", SP_LAMBDA}, {"let", SP_LET}, {"let*", SP_LETSTAR}, {"letrec", SP_LETREC},
   {"letrec*", SP_LETREC}, {"begin", SP_BEGIN}, {"cond", SP_COND}, {"when", SP_WHEN},
   {"unless", SP_UNLESS}, {"and", SP_AND}, {"or", SP_OR}, {"else", SP_ELSE}, {"=>", SP_ARROW},
-  {"with-filter", SP_WITH_FILTER}, {"with-modifier", SP_WITH_MODIFIER}, {"with-operations", SP_WITH_OPERATIONS},
+  {"macro", SP_MACRO}, {"with-filter", SP_WITH_FILTER}, {"with-modifier", SP_WITH_MODIFIER}, {"with-operations", SP_WITH_OPERATIONS},
   {NULL, 0},
 };
 

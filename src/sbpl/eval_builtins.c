@@ -340,6 +340,52 @@ PRIM(p_char_eq) {
   return &cordon_datum_true;
 }
 
+/* (list->string chars): the characters as UTF-8 */
+PRIM(p_list_to_string) {
+  cordon_datum *l = list_arg(e, self, args[0], call);
+  size_t cap = 0;
+  for (cordon_datum *p = l; p->kind == CORDON_D_PAIR; p = p->u.pair.cdr) cap += 4;
+  char *buf = ev_need(e, cordon_arena_alloc(e->a, cap + 1));
+  size_t o = 0;
+  for (cordon_datum *p = l; p->kind == CORDON_D_PAIR; p = p->u.pair.cdr) {
+    uint32_t c = expect(e, self, p->u.pair.car, CORDON_D_CHAR, "characters", call)->u.ch;
+    if (c == 0) ev_fail(e, call, CORDON_SBPL_EVAL, "list->string: a NUL character cannot be in a string");
+    if (c < 0x80) buf[o++] = (char)c;
+    else if (c < 0x800) buf[o++] = (char)(0xc0 | c >> 6), buf[o++] = (char)(0x80 | (c & 0x3f));
+    else if (c < 0x10000) buf[o++] = (char)(0xe0 | c >> 12), buf[o++] = (char)(0x80 | ((c >> 6) & 0x3f)), buf[o++] = (char)(0x80 | (c & 0x3f));
+    else buf[o++] = (char)(0xf0 | c >> 18), buf[o++] = (char)(0x80 | ((c >> 12) & 0x3f)), buf[o++] = (char)(0x80 | ((c >> 6) & 0x3f)), buf[o++] = (char)(0x80 | (c & 0x3f));
+  }
+  cordon_datum *d = ev_need(e, cordon_datum_new(e->a, CORDON_D_STR));
+  d->u.str.s = buf;
+  d->u.str.len = o;
+  return d;
+}
+
+/* (split-string "a:b" ":"): the pieces between separators (the prelude's, for colon lists in params) */
+PRIM(p_split_string) {
+  cordon_datum *s = expect(e, self, args[0], CORDON_D_STR, "a string", call);
+  cordon_datum *sep = expect(e, self, args[1], CORDON_D_STR, "a string", call);
+  if (sep->u.str.len == 0) ev_fail(e, call, CORDON_SBPL_EVAL, "split-string: empty separator");
+  ev_charge(e, s->u.str.len, call);
+  cordon_datum *head = &cordon_datum_nil, **tail = &head;
+  const char *p = s->u.str.s, *end = p + s->u.str.len;
+  for (;;) {
+    const char *hit = NULL;
+    for (const char *q = p; q + sep->u.str.len <= end; q++)
+      if (!memcmp(q, sep->u.str.s, sep->u.str.len)) {
+        hit = q;
+        break;
+      }
+    const char *stop = hit ? hit : end;
+    *tail = cons(e, ev_need(e, cordon_datum_str(e->a, p, (size_t)(stop - p))), &cordon_datum_nil);
+    tail = &(*tail)->u.pair.cdr;
+    if (!hit) return head;
+    p = hit + sep->u.str.len;
+  }
+}
+
+PRIM(p_atomp) { return boolean(args[0]->kind != CORDON_D_PAIR); }
+
 PRIM(p_char_to_integer) { return ev_need(e, cordon_datum_num(e->a, expect(e, self, args[0], CORDON_D_CHAR, "a character", call)->u.ch)); }
 
 PRIM(p_error) {
@@ -355,7 +401,9 @@ static const struct cordon_eval_prim builtins[] = {
   {"cons", p_cons, 2, 2, 0, 0, 0},
   CXR("car", 0, 1), CXR("cdr", 1, 1),
   CXR("caar", 0, 2), CXR("cadr", 1, 2), CXR("cdar", 2, 2), CXR("cddr", 3, 2),
-  CXR("caddr", 3, 3), CXR("cdddr", 7, 3), CXR("cadddr", 7, 4),
+  CXR("caaar", 0, 3), CXR("caadr", 1, 3), CXR("cadar", 2, 3), CXR("caddr", 3, 3),
+  CXR("cdaar", 4, 3), CXR("cdadr", 5, 3), CXR("cddar", 6, 3), CXR("cdddr", 7, 3),
+  CXR("cadddr", 7, 4), CXR("cddddr", 15, 4),
   {"null?", p_nullp, 1, 1, 0, 0, 0},
   {"pair?", p_pairp, 1, 1, 0, 0, 0},
   {"list?", p_listp, 1, 1, 0, 0, 0},
@@ -393,6 +441,9 @@ static const struct cordon_eval_prim builtins[] = {
   {"string->list", p_string_to_list, 1, 1, 0, 0, 0},
   {"char=?", p_char_eq, 1, -1, 0, 0, 0},
   {"char->integer", p_char_to_integer, 1, 1, 0, 0, 0},
+  {"list->string", p_list_to_string, 1, 1, 0, 0, 0},
+  {"split-string", p_split_string, 2, 2, 0, 0, 0},
+  {"atom?", p_atomp, 1, 1, 0, 0, 0},
   {"zero?", p_numpred, 1, 1, 0, 0, 0},
   {"positive?", p_numpred, 1, 1, 0, 1, 0},
   {"negative?", p_numpred, 1, 1, 0, 2, 0},

@@ -24,6 +24,7 @@ struct cordon_eval_closure {
   cordon_datum *body;   /* list of forms */
   frame *env;
   const char *name;     /* for messages; "lambda" when anonymous */
+  bool macro;           /* (macro (name form) body…): called with the unevaluated form, the result evaluated */
 };
 
 enum {
@@ -61,6 +62,7 @@ enum {
   SP_NONE = 0, SP_QUOTE, SP_QUASIQUOTE, SP_UNQUOTE, SP_UNQUOTE_SPLICING, SP_IF, SP_DEFINE, SP_SET,
   SP_LAMBDA, SP_LET, SP_LETSTAR, SP_LETREC, SP_BEGIN, SP_COND, SP_WHEN, SP_UNLESS, SP_AND, SP_OR,
   SP_ELSE, SP_ARROW, SP_WITH_FILTER, SP_WITH_MODIFIER, SP_WITH_OPERATIONS,
+  SP_MACRO,
 };
 
 #define EVAL_MAX_IMPORTS 64

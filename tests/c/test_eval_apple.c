@@ -201,6 +201,36 @@ static void prelude_filters_and_aliases_behave(void **state) {
   cordon_policy_free(p);
 }
 
+/* The app sandbox's base profile is a Scheme program: its own (entitlement) over an alist, TinyScheme
+ * macros, actions passed as values, filters built by apply. */
+static void application_style_programs_evaluate(void **state) {
+  (void)state;
+  cordon_policy *p = parse(
+      "(define *entitlements* '((\"com.example.net\" . #t) (\"com.example.dirs\" \"/d1\" \"/d2\")))\n"
+      "(define (entitlement key) (let ((entry (assoc key *entitlements*))) (and entry (cdr entry))))\n"
+      "(define (apply-read op path-filter) (op file-read* path-filter))\n"
+      "(define resolving-subpath subpath)\n"
+      "(macro (with-redirection form) `(let ((subpath resolving-subpath)) ,@(cdr form)))\n"
+      "(deny default)\n"
+      "(when (entitlement \"com.example.net\") (allow network-outbound (remote ip)))\n"
+      "(let ((dirs (entitlement \"com.example.dirs\")))\n"
+      "  (when (list? dirs) (apply-read allow (apply require-any (map subpath dirs)))))\n"
+      "(with-redirection (apply-read deny (subpath \"/d1/secret\")))\n"
+      "(if (defined? `user-preference-read) (allow user-preference-read (preference-domain \"x\")))\n"
+      "(let () (allow file-read* (literal (list->string (reverse (string->list \"a/\"))))))\n"
+      "(when (and (atom? 'a) (not (atom? '(1))) (equal? (split-string \"/p:/q\" \":\") '(\"/p\" \"/q\"))\n"
+      "           (equal? (cadar '((1 2))) 2))\n"
+      "  (allow file-read* (literal \"/ok\")))\n");
+  assert_int_equal(p->nrules, 7);
+  assert_int_equal(ask(p, "network-outbound", "remote:tcp:localhost:443", NULL).action, CORDON_ALLOW);
+  assert_int_equal(ask(p, "file-read-data", "/d2/f", NULL).action, CORDON_ALLOW);
+  assert_int_equal(ask(p, "file-read-data", "/d1/secret/k", NULL).action, CORDON_DENY);
+  assert_int_equal(ask(p, "file-read-data", "/a", NULL).action, CORDON_ALLOW);
+  assert_int_equal(ask(p, "file-read-data", "/ok", NULL).action, CORDON_ALLOW);
+  assert_int_equal(ask(p, "user-preference-read", "x", NULL).action, CORDON_ALLOW);
+  cordon_policy_free(p);
+}
+
 /* Unknown does not mean fail: the rule is kept, and a decision takes the safe side in both directions. */
 static void an_unknown_filter_may_match_a_deny_and_may_not_match_an_allow(void **state) {
   (void)state;
@@ -239,6 +269,7 @@ int main(void) {
     cmocka_unit_test(vectors_cond_arrows_and_predicates_evaluate),
     cmocka_unit_test(bare_hexadecimal_tokens_are_symbols),
     cmocka_unit_test(prelude_filters_and_aliases_behave),
+    cmocka_unit_test(application_style_programs_evaluate),
     cmocka_unit_test(an_unknown_filter_may_match_a_deny_and_may_not_match_an_allow),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
