@@ -135,6 +135,17 @@ local function by_place(a, b)
   return a.order < b.order
 end
 
+-- The checks written in Lua (lua/cordon/lint_sockets.lua), on the rules of `file`, as findings.
+local function lua_findings(p, file)
+  local out = {}
+  for _, f in ipairs(require("cordon.lint_sockets").check(p, file)) do
+    local fname, line, col = f.source:match("^(.*):(%d+):(%d+)$")
+    f.file, f.line, f.col = fname or file, tonumber(line) or 1, tonumber(col) or 1
+    out[#out + 1] = f
+  end
+  return out
+end
+
 -- Lints `text` (the file `path`) after its preludes: one SBPL text imports each prelude and then the
 -- file, by absolute name, so every rule keeps its own file:line:col. Findings located in a prelude are
 -- dropped; the file's own absolute name is given back as the name the user wrote.
@@ -186,7 +197,9 @@ local function lint_with_preludes(path, text, preludes, params, opts)
     end
   end
   local out = {}
-  for i, f in ipairs(p:lint(text, abs)) do
+  local found = p:lint(text, abs)
+  for _, f in ipairs(lua_findings(p, abs)) do found[#found + 1] = f end
+  for i, f in ipairs(found) do
     own(f)
     f.order = i
     local skip = in_prelude[f.file] or (f.code == "version-missing" and prelude_version)
@@ -207,6 +220,7 @@ local function lint_file(path, params, opts)
   local p, perr = sbpl.parse(text, path, params, { import_dirs = opts["import-dir"] or {}, symbolic_params = true })
   if not p then return { parse_finding(path, perr) } end
   local findings = p:lint(text, path)
+  for _, f in ipairs(lua_findings(p, path)) do findings[#findings + 1] = f end
   p:close()
   return findings
 end
