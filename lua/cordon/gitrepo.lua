@@ -151,10 +151,6 @@ local function needs_parse(text)
   return false
 end
 
-local function parser()
-  local ok, gc = pcall(require, "cordon.c.gitconfig")
-  if ok and type(gc) == "table" and type(gc.parse) == "function" then return gc end
-end
 
 -- The path a command value starts with, when it names one ("~/bin/x --flag", "/opt/fsm", "tools/x"):
 -- the first word, unquoted; a bare name is found on PATH and names nothing here.
@@ -196,11 +192,7 @@ local function read_config(path, ctx, repo, depth, found)
   if not text and code == "permission_denied" then return true end
   if not text then return nil, "config_error: cannot read the git config " .. path .. ": " .. tostring(err), "config_error" end
   if not needs_parse(text) then return true end
-  local gc = parser()
-  if not gc then
-    return nil, "backend_not_available: cannot read the git config " .. path .. ": this build has no cordon.c.gitconfig, "
-      .. "which cordon needs to keep its hooksPath and include targets read-only", "backend_not_available"
-  end
+  local gc = require "cordon.c.gitconfig"
   local entries, perr = gc.parse(text)
   if not entries then
     return nil, "config_error: " .. path .. ": " .. tostring(perr):gsub("^parse_error:%s*", ""), "config_error"

@@ -93,13 +93,13 @@ static int build_expansion(lua_State *L, int idx) {
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     lua_pop(L, 1);
-    const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    const char *k = lua_type(L, -1) == LUA_TSTRING ? cordon_lua_tostring(L, -1) : NULL;
     if (!k || (strcmp(k, "filesystem") != 0 && strcmp(k, "network") != 0))
       return cordon_lua_fail(L, "invalid_expansion", "unknown key '%s' (expected filesystem, network)", k ? k : luaL_typename(L, -1));
   }
   expansion_ud *u = new_expansion(L);
   int t = lua_getfield(L, idx, "network");
-  if (t == LUA_TSTRING && strcmp(lua_tostring(L, -1), "enabled") == 0) u->x.network = true;
+  if (t == LUA_TSTRING && strcmp(cordon_lua_tostring(L, -1), "enabled") == 0) u->x.network = true;
   else if (t != LUA_TNIL) return cordon_lua_fail(L, "invalid_expansion", "network: expected \"enabled\" (expansions only add)");
   lua_pop(L, 1);
   t = lua_getfield(L, idx, "filesystem");
@@ -111,14 +111,14 @@ static int build_expansion(lua_State *L, int idx) {
     lua_pushnil(L);
     while (lua_next(L, e)) {
       lua_pop(L, 1);
-      const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
+      const char *k = lua_type(L, -1) == LUA_TSTRING ? cordon_lua_tostring(L, -1) : "?";
       if (strcmp(k, "path") && strcmp(k, "access") && strcmp(k, "scope"))
         return cordon_lua_fail(L, "invalid_expansion", "filesystem[%d]: unknown key '%s' (expected path, access, scope)", (int)i, k);
     }
     lua_getfield(L, e, "path");
     lua_getfield(L, e, "access");
     lua_getfield(L, e, "scope");
-    const char *path = lua_tostring(L, -3), *access = lua_tostring(L, -2), *scope = lua_tostring(L, -1);
+    const char *path = cordon_lua_tostring(L, -3), *access = cordon_lua_tostring(L, -2), *scope = cordon_lua_tostring(L, -1);
     if (!lua_isstring(L, -3)) return cordon_lua_fail(L, "invalid_expansion", "filesystem[%d].path: expected a string", (int)i);
     int a = access ? cordon_access_parse(access) : -1;
     if (a != CORDON_ACCESS_READ && a != CORDON_ACCESS_WRITE)
@@ -210,7 +210,7 @@ static int l_genesis(lua_State *L) {
   cordon_profile *p = cordon_lua_toprofile(L, 1);
   cordon_lua_ctx c;
   cordon_lua_checkctx(L, 2, &c);
-  const char *mode = luaL_optstring(L, 3, NULL);
+  const char *mode = cordon_lua_optstring(L, 3, NULL);
   cordon_boundary *b;
   cordon_boundary_status st = cordon_boundary_genesis(mode, p, &c.ctx, &b);
   if (st == CORDON_BOUNDARY_INVALID_CONTEXT)

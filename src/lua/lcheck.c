@@ -44,19 +44,24 @@ static const char **read_params(lua_State *L, int idx, size_t *n) {
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     const char *k, *v;
+    bool nul;
     if (lua_type(L, -1) == LUA_TTABLE) {
       lua_rawgeti(L, -1, 1);
       lua_rawgeti(L, -2, 2);
-      k = lua_tostring(L, -2);
-      v = lua_tostring(L, -1);
+      nul = cordon_lua_has_nul(L, -2) || cordon_lua_has_nul(L, -1);
+      /* strings only: a number converted here would live on the stack, not in the pair table */
+      k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+      v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
       lua_pop(L, 2); /* both strings stay alive in the pair table */
     } else {
+      nul = cordon_lua_has_nul(L, -2) || cordon_lua_has_nul(L, -1);
       k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
       v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
     }
-    if (!k || !v) {
+    if (!k || !v || nul) {
       free(kv);
-      luaL_error(L, "params must be { {NAME, VALUE}, … } or { NAME = VALUE }");
+      luaL_error(L, "%s", nul ? "params: a name or value contains a NUL byte (refused, never cut short)"
+                              : "params must be { {NAME, VALUE}, … } or { NAME = VALUE }");
     }
     if (*n == cap) {
       cap = cap ? cap * 2 : 8;
@@ -121,7 +126,7 @@ static size_t read_facts(lua_State *L, int idx, cordon_fact *facts) {
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     if (lua_type(L, -2) != LUA_TSTRING) luaL_error(L, "fact names must be strings");
-    const char *name = lua_tostring(L, -2);
+    const char *name = cordon_lua_tostring(L, -2);
     if (!strcmp(name, "params")) {
       lua_pop(L, 1);
       continue;
@@ -131,14 +136,14 @@ static size_t read_facts(lua_State *L, int idx, cordon_fact *facts) {
       if (len == 0 && n < MAX_FACTS) facts[n++] = (cordon_fact){name, ""}; /* {} states "none" */
       for (lua_Integer i = 1; i <= len; i++) {
         lua_rawgeti(L, -1, i);
-        const char *v = lua_tostring(L, -1);
+        const char *v = cordon_lua_tostring(L, -1);
         if (!v) luaL_error(L, "fact '%s' must hold strings", name);
         if (n == MAX_FACTS) luaL_error(L, "too many facts (at most %d)", MAX_FACTS);
         facts[n++] = (cordon_fact){name, v};
         lua_pop(L, 1);
       }
     } else {
-      const char *v = lua_tostring(L, -1);
+      const char *v = cordon_lua_tostring(L, -1);
       if (!v) luaL_error(L, "fact '%s' must be a string or a list of strings", name);
       if (n == MAX_FACTS) luaL_error(L, "too many facts (at most %d)", MAX_FACTS);
       facts[n++] = (cordon_fact){name, v};
@@ -150,8 +155,8 @@ static size_t read_facts(lua_State *L, int idx, cordon_fact *facts) {
 
 static int l_decide(lua_State *L) {
   cordon_policy *p = cordon_lua_checkpolicy(L, 1);
-  const char *op = luaL_checkstring(L, 2);
-  const char *target = luaL_checkstring(L, 3);
+  const char *op = cordon_lua_checkstring(L, 2);
+  const char *target = cordon_lua_checkstring(L, 3);
   cordon_fact facts[MAX_FACTS];
   size_t nfacts = 0, nparams = 0;
   const char **params = NULL;
@@ -261,7 +266,7 @@ static int l_lint(lua_State *L) {
   cordon_policy *p = cordon_lua_checkpolicy(L, 1);
   size_t len = 0;
   const char *text = luaL_optlstring(L, 2, NULL, &len);
-  const char *name = luaL_optstring(L, 3, p->nfiles ? p->files[0] : "<input>");
+  const char *name = cordon_lua_optstring(L, 3, p->nfiles ? p->files[0] : "<input>");
   cordon_lint_report r = CORDON_LINT_REPORT_INIT;
   bool ok = text ? cordon_sbpl_lint_source(p, text, len, name, &r) : cordon_sbpl_lint(p, &r);
   if (!ok) {

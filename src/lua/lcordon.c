@@ -36,12 +36,12 @@ static int load_module(lua_State *L, const char *name) {
     luaL_addchar(&b, '/');
     for (const char *p = name; *p; p++) luaL_addchar(&b, *p == '.' ? '/' : *p);
     luaL_pushresult(&b);
-    const char *base = lua_tostring(L, -1);
+    const char *base = cordon_lua_tostring(L, -1);
     lua_pushfstring(L, "%s.lua", base);
-    if (luaL_loadfile(L, lua_tostring(L, -1)) == LUA_OK) return 1;
+    if (luaL_loadfile(L, cordon_lua_tostring(L, -1)) == LUA_OK) return 1;
     lua_pop(L, 1);
     lua_pushfstring(L, "%s/init.lua", base);
-    int st = luaL_loadfile(L, lua_tostring(L, -1));
+    int st = luaL_loadfile(L, cordon_lua_tostring(L, -1));
     if (st == LUA_OK) return 1;
     if (st != LUA_ERRFILE) return 0;  /* a syntax error is reported, not hidden */
     lua_pushfstring(L, "\n\tno file for '%s' under CORDON_LUA_PATH=%s", name, dir);
@@ -55,15 +55,15 @@ static int load_module(lua_State *L, const char *name) {
   lua_pushfstring(L, "@lua/%s.lua", name);
   /* Precompiled bytecode first (no parse at start-up); the source text when a host's Lua 5.4 cannot
    * read this build's bytecode. Bytecode is only ever taken from the binary itself. */
-  if (f->bytecode && luaL_loadbufferx(L, f->bytecode, f->bytecode_len, lua_tostring(L, -1), "b") == LUA_OK)
+  if (f->bytecode && luaL_loadbufferx(L, f->bytecode, f->bytecode_len, cordon_lua_tostring(L, -1), "b") == LUA_OK)
     return 1;
   if (f->bytecode) lua_pop(L, 1);
-  if (luaL_loadbufferx(L, f->data, f->len, lua_tostring(L, -1), "t") != LUA_OK) return 0;
+  if (luaL_loadbufferx(L, f->data, f->len, cordon_lua_tostring(L, -1), "t") != LUA_OK) return 0;
   return 1;
 }
 
 static int searcher(lua_State *L) {
-  const char *name = luaL_checkstring(L, 1);
+  const char *name = cordon_lua_checkstring(L, 1);
   if (strcmp(name, "cordon") != 0 && strncmp(name, "cordon.", 7) != 0) {
     lua_pushfstring(L, "\n\tnot a cordon module '%s'", name);
     return 1;

@@ -84,7 +84,9 @@ static json_t *table_to_json(lua_State *L, int idx, int depth) {
       luaL_error(L, "json: object key of type %s", luaL_typename(L, -2));
     }
     json_t *item = to_json(L, lua_gettop(L), depth + 1);
-    if (!item || json_object_set_new(obj, lua_tostring(L, -2), item) != 0) {
+    size_t klen;
+    const char *key = lua_tolstring(L, -2, &klen);  /* a string: JSON keys may hold any byte, NUL too */
+    if (!item || json_object_setn_new(obj, key, klen, item) != 0) {
       json_decref(obj);
       obj = NULL;
     }
@@ -145,10 +147,12 @@ static void push_json(lua_State *L, json_t *j, int depth) {
     case JSON_OBJECT: {
       lua_createtable(L, 0, (int)json_object_size(j));
       const char *key;
+      size_t klen;
       json_t *v;
-      json_object_foreach(j, key, v) {
+      json_object_keylen_foreach(j, key, klen, v) {
+        lua_pushlstring(L, key, klen);  /* whole: "\u0000" in a key is one of its bytes */
         push_json(L, v, depth + 1);
-        lua_setfield(L, -2, key);
+        lua_rawset(L, -3);
       }
       break;
     }
@@ -193,7 +197,7 @@ static int depth_of(json_t *j, int depth) {
 static int l_decode(lua_State *L) {
   size_t len;
   const char *text = luaL_checklstring(L, 1, &len);
-  const char *name = luaL_optstring(L, 2, "<json>");
+  const char *name = cordon_lua_optstring(L, 2, "<json>");
   if (len > JSON_MAX_INPUT) return cordon_lua_fail(L, "json_error", "%s: larger than %u bytes", name, JSON_MAX_INPUT);
   json_error_t err;
   json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);

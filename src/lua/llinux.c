@@ -188,8 +188,13 @@ static void read_params(lua_State *L, int idx, cordon_params *ps) {
     luaL_checktype(L, -1, LUA_TTABLE);
     lua_rawgeti(L, -1, 1);
     lua_rawgeti(L, -2, 2);
-    const char *k = luaL_checkstring(L, -2), *v = luaL_checkstring(L, -1);
-    bool ok = cordon_params_add(ps, k, v);
+    bool strings = lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TSTRING;
+    if (!strings || cordon_lua_has_nul(L, -2) || cordon_lua_has_nul(L, -1)) {
+      cordon_params_free(ps);  /* what was read so far: the error below leaves this function */
+      luaL_error(L, "params[%d]: %s", (int)i, strings ? "a name or value contains a NUL byte (refused, never cut short)"
+                                                      : "expected {name, value}, two strings");
+    }
+    bool ok = cordon_params_add(ps, lua_tostring(L, -2), lua_tostring(L, -1));
     lua_pop(L, 3);
     if (!ok) luaL_error(L, "out of memory");
   }
@@ -211,8 +216,8 @@ static const char **home_protected(lua_State *L) {
     int top = lua_gettop(L);
     if (lua_rawgeti(L, t, (lua_Integer)i) == LUA_TTABLE && lua_rawgeti(L, -1, 1) == LUA_TSTRING &&
         lua_rawgeti(L, -2, 2) == LUA_TSTRING) {
-      v[k++] = lua_tostring(L, -2);
-      v[k++] = lua_tostring(L, -1);
+      v[k++] = cordon_lua_tostring(L, -2);
+      v[k++] = cordon_lua_tostring(L, -1);
     }
     lua_settop(L, top);
   }
@@ -253,7 +258,7 @@ static const char *const *string_list(lua_State *L, int opts, const char *field)
 static void check_options(lua_State *L, int oi) {
   static const char *const known[] = {"best_effort", "shared_tmp", "params", "git_safe_keys", NULL};
   for (lua_pushnil(L); lua_next(L, oi); lua_pop(L, 1)) {
-    const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+    const char *k = lua_type(L, -2) == LUA_TSTRING ? cordon_lua_tostring(L, -2) : NULL;
     size_t i = 0;
     while (k && known[i] && strcmp(known[i], k) != 0) i++;
     if (!k || !known[i])
@@ -301,7 +306,7 @@ static int compile_at(lua_State *L, int pi, int pri, int ci, int oi, const cordo
     if (pairs) st = cordon_lx_compile(&in, &u->plan, &msg);
     free(pairs);
   } else {
-    st = cordon_lx_compile_text(luaL_checkstring(L, pi), &ps, profile, &ctx.ctx, &o, false, &u->plan, &msg);
+    st = cordon_lx_compile_text(cordon_lua_checkstring(L, pi), &ps, profile, &ctx.ctx, &o, false, &u->plan, &msg);
   }
   cordon_params_free(&ps);
   if (st != CORDON_LX_OK) {
@@ -355,20 +360,20 @@ static const char **strv(lua_State *L, int idx, bool is_env) {
   if (!is_env) {
     for (lua_Integer i = 1; i <= (lua_Integer)n; i++) {
       lua_rawgeti(L, idx, i);
-      v[k++] = luaL_checkstring(L, -1);
+      v[k++] = cordon_lua_checkstring(L, -1);
       lua_pop(L, 1);  /* the string stays alive in the table */
     }
   } else {
     lua_pushnil(L);
     while (lua_next(L, idx)) {
       if (lua_type(L, -2) == LUA_TSTRING) {
-        lua_pushfstring(L, "%s=%s", lua_tostring(L, -2), luaL_checkstring(L, -1));
+        lua_pushfstring(L, "%s=%s", cordon_lua_tostring(L, -2), cordon_lua_checkstring(L, -1));
         lua_rawsetp(L, LUA_REGISTRYINDEX, &v[k]);  /* anchor the joined string */
         lua_rawgetp(L, LUA_REGISTRYINDEX, &v[k]);
-        v[k++] = lua_tostring(L, -1);
+        v[k++] = cordon_lua_tostring(L, -1);
         lua_pop(L, 1);
       } else {
-        v[k++] = luaL_checkstring(L, -1);
+        v[k++] = cordon_lua_checkstring(L, -1);
       }
       lua_pop(L, 1);
     }
@@ -382,7 +387,7 @@ static int l_exec(lua_State *L) {
   const char **argv = strv(L, 2, false);
   if (!argv[0]) return luaL_error(L, "argv must not be empty");
   const char **env = lua_isnoneornil(L, 3) ? NULL : strv(L, 3, true);
-  const char *cwd = luaL_optstring(L, 4, NULL);
+  const char *cwd = cordon_lua_optstring(L, 4, NULL);
   cordon_buf msg = CORDON_BUF_INIT;
   cordon_lx_status st = cordon_lx_run(u->plan, argv, env, cwd, &msg);
   lua_pushstring(L, msg.data ? msg.data : "");

@@ -52,9 +52,11 @@ static bool read_params(lua_State *L, int idx, cordon_params *ps) {
       lua_pop(L, 1);
       lua_getfield(L, -2, "value");
     }
+    /* a NUL would cut a name or value short: refused like a wrong type, and the caller frees */
+    bool nul = cordon_lua_has_nul(L, -2) || cordon_lua_has_nul(L, -1);
     const char *name = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
     const char *value = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-    bool ok = name && value && cordon_params_add(ps, name, value);
+    bool ok = !nul && name && value && cordon_params_add(ps, name, value);
     lua_pop(L, 3);
     if (!ok) {
       lua_pop(L, 1);
@@ -111,21 +113,21 @@ static void push_strv(lua_State *L, char *const *v, size_t n) {
 /* seatbelt_wrap(policy, params, argv) -> the exact argv a Seatbelt request runs, helper fixed. Pure: it
  * checks nothing on disk and runs nothing, so a preview on any machine shows what a Mac would run. */
 static int l_seatbelt_wrap(lua_State *L) {
-  const char *policy = luaL_checkstring(L, 1);
+  const char *policy = cordon_lua_checkstring(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
   luaL_checktype(L, 3, LUA_TTABLE);
   size_t argc = lua_rawlen(L, 3);
   const char **argv = lua_newuserdatauv(L, (argc + 1) * sizeof *argv, 0);
   for (size_t i = 0; i < argc; i++) {
     if (lua_rawgeti(L, 3, (lua_Integer)i + 1) != LUA_TSTRING) luaL_error(L, "argv must hold only strings");
-    argv[i] = lua_tostring(L, -1);  /* anchored by the argv table */
+    argv[i] = cordon_lua_tostring(L, -1);  /* anchored by the argv table */
     lua_pop(L, 1);
   }
   argv[argc] = NULL;
   cordon_params params = CORDON_PARAMS_INIT;
   if (!read_params(L, 2, &params)) {
     cordon_params_free(&params);
-    return cordon_lua_fail(L, "invalid_request", "params must be a list of {name, value}");
+    return cordon_lua_fail(L, "invalid_request", "params must be a list of {name, value}, strings without NUL bytes");
   }
   /* The wrapped argv is owned by a request userdata, so a Lua error while copying it out frees it. */
   cordon_exec_request *r = lua_newuserdatauv(L, sizeof *r, 0);
@@ -296,7 +298,7 @@ static const char **read_strv(lua_State *L, int t, const char *key, size_t *n, b
     for (lua_pushnil(L); lua_next(L, tab); lua_pop(L, 1)) {
       if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
         luaL_error(L, "env entries must be NAME = value strings");
-      lua_pushfstring(L, "%s=%s", lua_tostring(L, -2), lua_tostring(L, -1));
+      lua_pushfstring(L, "%s=%s", cordon_lua_tostring(L, -2), cordon_lua_tostring(L, -1));
       lua_rawseti(L, list, (lua_Integer)++count);
     }
     lua_replace(L, tab);
@@ -306,7 +308,7 @@ static const char **read_strv(lua_State *L, int t, const char *key, size_t *n, b
   for (size_t i = 0; i < count; i++) {
     lua_rawgeti(L, tab, (lua_Integer)i + 1);
     if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "field '%s' must hold only strings", key);
-    v[i] = lua_tostring(L, -1);  /* anchored by the table, which stays on the stack */
+    v[i] = cordon_lua_tostring(L, -1);  /* anchored by the table, which stays on the stack */
     lua_pop(L, 1);
   }
   v[count] = NULL;
@@ -414,7 +416,7 @@ static int l_transform(lua_State *L) {
       lua_rawgeti(L, -1, 1);
     }
     if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "policy.text must be the SBPL text");
-    cmd.policy_text = lua_tostring(L, -1);
+    cmd.policy_text = cordon_lua_tostring(L, -1);
     if (lua_getfield(L, -2, "params") == LUA_TNIL) {
       lua_pop(L, 1);
       lua_rawgeti(L, -2, 2);
@@ -422,7 +424,7 @@ static int l_transform(lua_State *L) {
     bool ok = lua_isnil(L, -1) || (lua_istable(L, -1) && read_params(L, -1, &params));
     if (!ok) {
       cordon_params_free(&params);
-      return cordon_lua_fail(L, "invalid_request", "policy.params must be a list of {name, value}");
+      return cordon_lua_fail(L, "invalid_request", "policy.params must be a list of {name, value}, strings without NUL bytes");
     }
     cmd.policy_params = &params;
   }

@@ -23,7 +23,7 @@ static int l_normalize(lua_State *L) {
 
 /* within(root, p) -> boolean; both are normalized first and a bad one is simply not within. */
 static int l_within(lua_State *L) {
-  const char *root = luaL_checkstring(L, 1), *p = luaL_checkstring(L, 2);
+  const char *root = cordon_lua_checkstring(L, 1), *p = cordon_lua_checkstring(L, 2);
   char r[CORDON_PATH_MAX + 1], q[CORDON_PATH_MAX + 1];
   bool ok = cordon_path_normalize(root, r, sizeof r) == CORDON_PATH_OK &&
             cordon_path_normalize(p, q, sizeof q) == CORDON_PATH_OK && cordon_path_within(r, q);
@@ -33,7 +33,7 @@ static int l_within(lua_State *L) {
 
 /* parent(p) -> string | nil for "/" */
 static int l_parent(lua_State *L) {
-  const char *in = luaL_checkstring(L, 1);
+  const char *in = cordon_lua_checkstring(L, 1);
   char norm[CORDON_PATH_MAX + 1], out[CORDON_PATH_MAX + 1];
   cordon_path_status st = cordon_path_normalize(in, norm, sizeof norm);
   if (st != CORDON_PATH_OK) return fail_path(L, st, "take the parent of", in);
@@ -50,7 +50,7 @@ static void push_ancestor(const char *a, void *ud) {
 
 /* ancestors(p) -> { "/", "/a", ... } (proper ancestors, root first) */
 static int l_ancestors(lua_State *L) {
-  const char *in = luaL_checkstring(L, 1);
+  const char *in = cordon_lua_checkstring(L, 1);
   char norm[CORDON_PATH_MAX + 1];
   cordon_path_status st = cordon_path_normalize(in, norm, sizeof norm);
   if (st != CORDON_PATH_OK) return fail_path(L, st, "list the ancestors of", in);
@@ -61,8 +61,8 @@ static int l_ancestors(lua_State *L) {
 
 /* expand_home(p [, home]) -> string; home defaults to $HOME. */
 static int l_expand_home(lua_State *L) {
-  const char *in = luaL_checkstring(L, 1);
-  const char *home = luaL_optstring(L, 2, getenv("HOME"));
+  const char *in = cordon_lua_checkstring(L, 1);
+  const char *home = cordon_lua_optstring(L, 2, getenv("HOME"));
   char out[CORDON_PATH_MAX + 1];
   cordon_path_status st = cordon_path_expand_home(in, home, out, sizeof out);
   if (st != CORDON_PATH_OK) return fail_path(L, st, "expand", in);
@@ -72,7 +72,7 @@ static int l_expand_home(lua_State *L) {
 
 /* canonicalize(p) -> string: symlinks of the existing prefix resolved, the rest kept. */
 static int l_canonicalize(lua_State *L) {
-  const char *in = luaL_checkstring(L, 1);
+  const char *in = cordon_lua_checkstring(L, 1);
   char out[CORDON_PATH_MAX + 1];
   cordon_path_status st = cordon_path_canonicalize(in, out, sizeof out);
   if (st != CORDON_PATH_OK) return fail_path(L, st, "canonicalize", in);
@@ -82,7 +82,7 @@ static int l_canonicalize(lua_State *L) {
 
 /* join(base, rel) -> normalized base/rel; rel must not be absolute or contain "..". */
 static int l_join(lua_State *L) {
-  const char *base = luaL_checkstring(L, 1), *rel = luaL_checkstring(L, 2);
+  const char *base = cordon_lua_checkstring(L, 1), *rel = cordon_lua_checkstring(L, 2);
   if (rel[0] == '/') return cordon_lua_fail(L, "invalid_request", "cannot join absolute \"%s\" onto \"%s\"", rel, base);
   size_t bn = strlen(base), rn = strlen(rel);
   if (bn + rn + 1 > CORDON_PATH_MAX) return cordon_lua_fail(L, "too_long", "joined path is longer than %d bytes", CORDON_PATH_MAX);

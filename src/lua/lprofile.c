@@ -18,7 +18,7 @@ cordon_profile *cordon_lua_checkprofile(lua_State *L, int idx) {
 static const char *opt_string_field(lua_State *L, int t, const char *key) {
   int type = lua_getfield(L, t, key);
   const char *s = NULL;
-  if (type == LUA_TSTRING) s = lua_tostring(L, -1);
+  if (type == LUA_TSTRING) s = cordon_lua_tostring(L, -1);
   else if (type != LUA_TNIL) luaL_error(L, "context field '%s' must be a string, got %s", key, lua_typename(L, type));
   lua_pop(L, 1);  /* the string stays alive in the table */
   return s;
@@ -42,7 +42,7 @@ void cordon_lua_checkctx(lua_State *L, int idx, cordon_lua_ctx *out) {
     if (n > CORDON_LUA_MAX_ROOTS) luaL_error(L, "context has %d workspace roots; at most %d", (int)n, CORDON_LUA_MAX_ROOTS);
     for (lua_Integer i = 1; i <= n; i++) {
       if (lua_rawgeti(L, -1, i) != LUA_TSTRING) luaL_error(L, "context workspace_roots[%d] must be a string", (int)i);
-      out->roots[out->ctx.n_workspace_roots++] = lua_tostring(L, -1);
+      out->roots[out->ctx.n_workspace_roots++] = cordon_lua_tostring(L, -1);
       lua_pop(L, 1);
     }
   } else {
@@ -68,7 +68,7 @@ static int l_new(lua_State *L) {
 }
 
 static int l_standard(lua_State *L) {
-  const char *name = luaL_checkstring(L, 1);
+  const char *name = cordon_lua_checkstring(L, 1);
   cordon_profile *p;
   cordon_profile_status st = cordon_profile_standard(name, &p);
   if (st == CORDON_PROFILE_UNKNOWN_PROFILE)
@@ -110,7 +110,7 @@ typedef bool (*matcher)(const cordon_profile *, const cordon_profile_ctx *, cons
 
 static int match_method(lua_State *L, matcher fn) {
   cordon_profile *p = cordon_lua_checkprofile(L, 1);
-  const char *path = luaL_checkstring(L, 2);
+  const char *path = cordon_lua_checkstring(L, 2);
   cordon_lua_ctx c;
   cordon_lua_checkctx(L, 3, &c);
   lua_pushboolean(L, fn(p, &c.ctx, path));

@@ -1,6 +1,7 @@
 /* src/lua/lprofile_table.c — the Lua table form of a permission profile, both ways, strictly checked:
  * an unknown key or a wrong value is an error naming the field, never silently ignored. */
 #include "lua/lprofile.h"
+#include "lua/lutil.h"
 
 #include <string.h>
 
@@ -38,7 +39,7 @@ static bool only_keys(conv *c, int idx, const char *where, const char *const *al
       lua_pop(L, 1);
       return r;
     }
-    const char *k = lua_tostring(L, -1);
+    const char *k = cordon_lua_tostring(L, -1);
     bool ok = false;
     for (size_t i = 0; allowed[i] && !ok; i++) ok = strcmp(allowed[i], k) == 0;
     if (!ok) {
@@ -61,7 +62,7 @@ static bool enum_field(conv *c, int idx, const char *key, const char *where, int
     *out = dflt;
     return true;
   }
-  const char *s = t == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+  const char *s = t == LUA_TSTRING ? cordon_lua_tostring(L, -1) : NULL;
   int v = s ? parse(s) : -1;
   if (v < 0) {
     bool r = s ? bad(c, "invalid_profile", "%s%s: expected %s, got \"%s\"", where, key, choices, s)
@@ -109,9 +110,9 @@ static bool entry(conv *c, cordon_profile *p, int idx, lua_Integer i) {
     ok = bad(c, "invalid_profile", "%s: give exactly one of path and special", w);
   } else if (tp != LUA_TNIL) {
     if (tp != LUA_TSTRING) ok = bad(c, "invalid_profile", "%spath: expected a string", where);
-    else e.path = lua_tostring(L, -2);
+    else e.path = cordon_lua_tostring(L, -2);
   } else {
-    const char *s = ts == LUA_TSTRING ? lua_tostring(L, -1) : "";
+    const char *s = ts == LUA_TSTRING ? cordon_lua_tostring(L, -1) : "";
     special = cordon_special_parse(s);
     if (special < 0)
       ok = bad(c, "invalid_profile", "%sspecial: expected :root|:workspace_roots|:tmpdir|:slash_tmp|:minimal, got \"%s\"",
@@ -159,7 +160,7 @@ static bool filesystem(conv *c, cordon_profile *p, int idx) {
     else cordon_profile_clear_protected(p);
     for (lua_Integer i = 1; ok && i <= (lua_Integer)lua_rawlen(L, m); i++) {
       lua_rawgeti(L, m, i);
-      const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+      const char *name = lua_type(L, -1) == LUA_TSTRING ? cordon_lua_tostring(L, -1) : NULL;
       cordon_profile_status st = name ? cordon_profile_add_protected(p, name) : CORDON_PROFILE_INVALID_NAME;
       if (st == CORDON_PROFILE_NOMEM) ok = bad(c, "nomem", "out of memory");
       else if (st != CORDON_PROFILE_OK)
@@ -216,7 +217,7 @@ static cordon_profile *from_table(lua_State *L, int idx, cordon_profile **guard,
   bool ok = true;
   int t = rawfield(L, idx, "name");
   if (t == LUA_TSTRING) {
-    if (cordon_profile_set_name(p, lua_tostring(L, -1)) != CORDON_PROFILE_OK) ok = bad(&c, "nomem", "out of memory");
+    if (cordon_profile_set_name(p, cordon_lua_tostring(L, -1)) != CORDON_PROFILE_OK) ok = bad(&c, "nomem", "out of memory");
   } else if (t != LUA_TNIL) {
     ok = bad(&c, "invalid_profile", "name: expected a string");
   }

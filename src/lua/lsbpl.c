@@ -117,17 +117,17 @@ static const cordon_sbpl_param *read_params(lua_State *L, int idx) {
   while (lua_next(L, idx)) {
     const char *name, *value;
     if (lua_type(L, -2) == LUA_TSTRING) {
-      name = lua_tostring(L, -2);
+      name = cordon_lua_tostring(L, -2);
       if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "params: value of '%s' must be a string", name);
-      value = lua_tostring(L, -1);
+      value = cordon_lua_tostring(L, -1);
     } else {
       if (lua_type(L, -1) != LUA_TTABLE) luaL_error(L, "params: expected { {\"NAME\", \"value\"}, … } or { NAME = \"value\" }");
       lua_rawgeti(L, -1, 1);
       lua_rawgeti(L, -2, 2);
       if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
         luaL_error(L, "params: each entry must be {\"NAME\", \"value\"}");
-      name = lua_tostring(L, -2); /* anchored by the entry table, itself anchored by params */
-      value = lua_tostring(L, -1);
+      name = cordon_lua_tostring(L, -2); /* anchored by the entry table, itself anchored by params */
+      value = cordon_lua_tostring(L, -1);
       lua_pop(L, 2);
     }
     params[i].name = name;
@@ -160,7 +160,7 @@ static int l_parse(lua_State *L) {
   size_t len;
   const char *text = luaL_checklstring(L, 1, &len);
   lua_settop(L, 4); /* fixed slots: what read_params and import_dirs push goes above them */
-  const char *name = luaL_optstring(L, 2, NULL);
+  const char *name = cordon_lua_optstring(L, 2, NULL);
   const cordon_sbpl_param *params = read_params(L, 3); /* pushes one value */
   cordon_sbpl_options opt = {0};
   if (!lua_isnoneornil(L, 4)) {
@@ -178,7 +178,7 @@ static int l_parse(lua_State *L) {
       for (size_t i = 0; i < n; i++) {
         lua_rawgeti(L, dirs, (lua_Integer)i + 1);
         if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "opts.import_dirs must hold strings");
-        list[i] = lua_tostring(L, -1); /* anchored by the import_dirs table */
+        list[i] = cordon_lua_tostring(L, -1); /* anchored by the import_dirs table */
         lua_pop(L, 1);
       }
       opt.import_dirs = list;

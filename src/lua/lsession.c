@@ -49,7 +49,7 @@ static int l_open(lua_State *L) {
 static int s_create(lua_State *L) {
   cordon_session_store *s = check_store(L, 1);
   cordon_boundary *b = cordon_lua_checkboundary(L, 2);
-  const char *workdir = luaL_optstring(L, 3, NULL);
+  const char *workdir = cordon_lua_optstring(L, 3, NULL);
   char id[CORDON_SESSION_ID_LEN + 1];
   cordon_buf err = CORDON_BUF_INIT;
   cordon_session_status st = cordon_session_create(s, b, workdir, id, &err);
@@ -61,7 +61,7 @@ static int s_create(lua_State *L) {
 
 static int s_load(lua_State *L) {
   cordon_session_store *s = check_store(L, 1);
-  const char *id = luaL_checkstring(L, 2);
+  const char *id = cordon_lua_checkstring(L, 2);
   char full[CORDON_SESSION_ID_LEN + 1];
   cordon_boundary *b;
   cordon_buf err = CORDON_BUF_INIT;
@@ -75,9 +75,9 @@ static int s_load(lua_State *L) {
 
 static int s_save(lua_State *L) {
   cordon_session_store *s = check_store(L, 1);
-  const char *id = luaL_checkstring(L, 2);
+  const char *id = cordon_lua_checkstring(L, 2);
   cordon_boundary *b = cordon_lua_checkboundary(L, 3);
-  const char *reason = luaL_optstring(L, 4, NULL);
+  const char *reason = cordon_lua_optstring(L, 4, NULL);
   cordon_buf err = CORDON_BUF_INIT;
   cordon_session_status st = cordon_session_save(s, id, b, reason, &err);
   if (st != CORDON_SESSION_OK) return fail(L, st, &err);
@@ -124,7 +124,7 @@ static int s_list(lua_State *L) {
 
 static int s_info(lua_State *L) {
   cordon_session_store *s = check_store(L, 1);
-  const char *id = luaL_checkstring(L, 2);
+  const char *id = cordon_lua_checkstring(L, 2);
   cordon_session_info info;
   cordon_buf err = CORDON_BUF_INIT;
   cordon_session_status st = cordon_session_info_of(s, id, &info, &err);
@@ -152,7 +152,7 @@ static void history_one(const cordon_session_revision *r, void *ud) {
 
 static int s_history(lua_State *L) {
   cordon_session_store *s = check_store(L, 1);
-  const char *id = luaL_checkstring(L, 2);
+  const char *id = cordon_lua_checkstring(L, 2);
   lua_newtable(L);
   cordon_buf err = CORDON_BUF_INIT;
   cordon_session_status st = cordon_session_history(s, id, history_one, L, &err);

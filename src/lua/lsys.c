@@ -65,7 +65,7 @@ static int l_getcwd(lua_State *L) {
 }
 
 static int l_getenv(lua_State *L) {
-  const char *name = luaL_checkstring(L, 1);
+  const char *name = cordon_lua_checkstring(L, 1);
   const char *v = getenv(name);
   record_string(CORDON_REC_GETENV, name, v, ENOENT);
   if (v) lua_pushstring(L, v);
@@ -91,7 +91,7 @@ static int l_environ(lua_State *L) {
 }
 
 static int l_realpath(lua_State *L) {
-  const char *p = luaL_checkstring(L, 1);
+  const char *p = cordon_lua_checkstring(L, 1);
   char buf[PATH_MAX];
   const char *r = realpath(p, buf);
   int err = errno;
@@ -147,14 +147,14 @@ static int push_stat_of(lua_State *L, const char *p, int follow) {
   return 1;
 }
 
-static int push_stat(lua_State *L, int follow) { return push_stat_of(L, luaL_checkstring(L, 1), follow); }
+static int push_stat(lua_State *L, int follow) { return push_stat_of(L, cordon_lua_checkstring(L, 1), follow); }
 
 static int l_stat(lua_State *L) { return push_stat(L, 1); }
 static int l_lstat(lua_State *L) { return push_stat(L, 0); }
 
 /* listdir(path) -> sorted array of entry names (strcmp order, i.e. LC_ALL=C), without "." and "..". */
 static int l_listdir(lua_State *L) {
-  const char *p = luaL_checkstring(L, 1);
+  const char *p = cordon_lua_checkstring(L, 1);
   char **names;
   size_t n;
   int err = cordon_record_listdir(p, &names, &n);
@@ -194,13 +194,13 @@ static void record_file(lua_State *L, const char *p, lua_Integer max, bool nofol
   cordon_record_file_digest(err, st, too_large, &b);
   lua_pushfstring(L, "%I:%d:%s", max, nofollow ? 1 : 0, p);
   if (b.oom) cordon_record_taint("out of memory");
-  else cordon_record_add(CORDON_REC_READFILE, lua_tostring(L, -1), cordon_buf_str(&b));
+  else cordon_record_add(CORDON_REC_READFILE, cordon_lua_tostring(L, -1), cordon_buf_str(&b));
   lua_pop(L, 1);
   cordon_buf_free(&b);
 }
 
 static int l_readfile(lua_State *L) {
-  const char *p = luaL_checkstring(L, 1);
+  const char *p = cordon_lua_checkstring(L, 1);
   lua_Integer max = luaL_optinteger(L, 2, 16 << 20);
   bool nofollow = lua_toboolean(L, 3);
   int fd = open(p, O_RDONLY | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 int cordon_lua_fail(lua_State *L, const char *code, const char *fmt, ...) {
   /* A stack buffer, not the heap: lua_pushstring may raise on out-of-memory and nothing would free it. */
@@ -28,6 +29,30 @@ void cordon_lua_newclass(lua_State *L, const char *tname, const luaL_Reg *method
   lua_setfield(L, -2, "__name");
 }
 
+const char *cordon_lua_checkstring(lua_State *L, int arg) {
+  size_t len;
+  const char *s = luaL_checklstring(L, arg, &len);
+  if (strlen(s) != len) luaL_argerror(L, arg, "string contains a NUL byte");
+  return s;
+}
+
+const char *cordon_lua_optstring(lua_State *L, int arg, const char *dflt) {
+  return lua_isnoneornil(L, arg) ? dflt : cordon_lua_checkstring(L, arg);
+}
+
+bool cordon_lua_has_nul(lua_State *L, int idx) {
+  size_t len;
+  const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tolstring(L, idx, &len) : NULL;
+  return s && strlen(s) != len;
+}
+
+const char *cordon_lua_tostring(lua_State *L, int idx) {
+  size_t len;
+  const char *s = lua_tolstring(L, idx, &len);
+  if (s && strlen(s) != len) luaL_error(L, "string contains a NUL byte: \"%s\" (refused, not cut short)", s);
+  return s;
+}
+
 const char *cordon_lua_optfield_string(lua_State *L, int t, const char *key, const char *dflt) {
   int type = lua_getfield(L, t, key);
   if (type == LUA_TNIL) {
@@ -35,7 +60,7 @@ const char *cordon_lua_optfield_string(lua_State *L, int t, const char *key, con
     return dflt;
   }
   if (type != LUA_TSTRING) luaL_error(L, "field '%s' must be a string, got %s", key, lua_typename(L, type));
-  const char *s = lua_tostring(L, -1);
+  const char *s = cordon_lua_tostring(L, -1);
   lua_pop(L, 1);  /* the string stays alive in the table */
   return s;
 }

@@ -2,6 +2,7 @@
 #ifndef CORDON_LUTIL_H
 #define CORDON_LUTIL_H
 #include <lauxlib.h>
+#include <stdbool.h>
 #include <lua.h>
 
 /* Pushes nil, "code: message", "code" and returns 3: the runtime-failure shape of every binding.
@@ -13,7 +14,17 @@ int cordon_lua_fail(lua_State *L, const char *code, const char *fmt, ...) __attr
  * stack. */
 void cordon_lua_newclass(lua_State *L, const char *tname, const luaL_Reg *methods, const luaL_Reg *meta);
 
-/* Reads t[key] as a string; returns `dflt` when absent. Raises on a wrong type (misuse). */
+/* Strings from Lua are taken with their length: one holding a NUL byte is refused (misuse, raised),
+ * never cut short at the NUL, so "/usr\0/x" cannot reach C as "/usr". Use these, never luaL_checkstring,
+ * luaL_optstring or lua_tostring, for every string that C goes on to use. */
+const char *cordon_lua_checkstring(lua_State *L, int arg);
+const char *cordon_lua_optstring(lua_State *L, int arg, const char *dflt);
+/* Whether the value at idx is a string holding a NUL byte: for conversions that must free before failing. */
+bool cordon_lua_has_nul(lua_State *L, int idx);
+/* The value at idx as lua_tostring gives it (NULL unless a string or a number), a NUL refused. */
+const char *cordon_lua_tostring(lua_State *L, int idx);
+
+/* Reads t[key] as a string (a NUL refused); returns `dflt` when absent. Raises on a wrong type (misuse). */
 const char *cordon_lua_optfield_string(lua_State *L, int t, const char *key, const char *dflt);
 
 /* C submodules, preloaded as "cordon.c.<name>" by luaopen_cordon. Each owner file defines its opener. */

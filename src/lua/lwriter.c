@@ -50,6 +50,11 @@ static bool conv_fail(conv_error *e, const char *what, const char *detail) {
   return false;
 }
 
+/* Whether the value at idx is a string holding a NUL byte (then refused: it would cut the SBPL short). */
+static bool has_nul(lua_State *L, int idx, conv_error *e) {
+  return cordon_lua_has_nul(L, idx) && !conv_fail(e, "a string holds a NUL byte (refused, never cut short): ", lua_tostring(L, idx));
+}
+
 static cordon_filter_kind kind_of(const char *name) {
   if (!strcmp(name, "require-all")) return CORDON_F_ALL;
   if (!strcmp(name, "require-any")) return CORDON_F_ANY;
@@ -73,6 +78,7 @@ static cordon_filter *conv_filter(lua_State *L, conv_error *e, int depth) {
     lua_pop(L, 1);
     return conv_fail(e, "a filter's first element must be its name", NULL), NULL;
   }
+  if (has_nul(L, -1, e)) return lua_pop(L, 1), NULL;
   const char *name = lua_tostring(L, -1);
   cordon_filter_kind kind = kind_of(name);
   lua_Integer n = (lua_Integer)lua_rawlen(L, -2);
@@ -84,9 +90,9 @@ static cordon_filter *conv_filter(lua_State *L, conv_error *e, int depth) {
   for (lua_Integer i = 2; ok && i <= n; i++) {
     int t = lua_rawgeti(L, -1, i);
     if (t == LUA_TSTRING) {
-      ok = cordon_filter_add_arg(f, lua_tostring(L, -1), false) || conv_fail(e, "out of memory", NULL);
+      ok = !has_nul(L, -1, e) && (cordon_filter_add_arg(f, lua_tostring(L, -1), false) || conv_fail(e, "out of memory", NULL));
     } else if (t == LUA_TTABLE && lua_getfield(L, -1, "param") == LUA_TSTRING) {
-      ok = cordon_filter_add_arg(f, lua_tostring(L, -1), true) || conv_fail(e, "out of memory", NULL);
+      ok = !has_nul(L, -1, e) && (cordon_filter_add_arg(f, lua_tostring(L, -1), true) || conv_fail(e, "out of memory", NULL));
       lua_pop(L, 1);
     } else if (t == LUA_TTABLE) {
       lua_pop(L, 1);  /* the nil "param" */
@@ -108,7 +114,7 @@ static cordon_filter *conv_filter(lua_State *L, conv_error *e, int depth) {
 static bool conv_rule(lua_State *L, cordon_policy *p, conv_error *e) {
   if (!lua_istable(L, -1)) return conv_fail(e, "a rule must be a table", NULL);
   lua_getfield(L, -1, "action");
-  const char *action = lua_tostring(L, -1);
+  const char *action = has_nul(L, -1, e) ? NULL : lua_tostring(L, -1);
   bool allow = action && !strcmp(action, "allow"), deny = action && !strcmp(action, "deny");
   lua_pop(L, 1);
   if (!allow && !deny) return conv_fail(e, "action must be \"allow\" or \"deny\"", NULL);
@@ -121,7 +127,8 @@ static bool conv_rule(lua_State *L, cordon_policy *p, conv_error *e) {
   }
   for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; i++) {
     bool ok = lua_type(L, -1) == LUA_TSTRING;
-    if (ok && !cordon_rule_add_op(r, lua_tostring(L, -1))) ok = conv_fail(e, "out of memory", NULL);
+    if (ok && has_nul(L, -1, e)) ok = false;
+    else if (ok && !cordon_rule_add_op(r, lua_tostring(L, -1))) ok = conv_fail(e, "out of memory", NULL);
     else if (!ok) conv_fail(e, "ops must be a list of operation names", NULL);
     lua_pop(L, 1);
     if (!ok) {
@@ -156,20 +163,22 @@ static bool conv_rule(lua_State *L, cordon_policy *p, conv_error *e) {
     for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TTABLE; i++) {
       lua_rawgeti(L, -1, 1);
       lua_rawgeti(L, -2, 2);
+      bool nul = has_nul(L, -2, e) || has_nul(L, -1, e);
       const char *name = lua_tostring(L, -2), *arg = lua_tostring(L, -1);
-      bool ok = name && cordon_rule_add_modifier(r, name, arg);
+      bool ok = !nul && name && cordon_rule_add_modifier(r, name, arg);
       lua_pop(L, 3);
       if (!ok) {
         lua_pop(L, 1);
-        return conv_fail(e, "a modifier must be {name [, argument]}", NULL);
+        return nul ? false : conv_fail(e, "a modifier must be {name [, argument]}", NULL);
       }
     }
     lua_pop(L, 1);  /* the value that ended the list */
   }
   lua_pop(L, 1);
-  if (lua_getfield(L, -1, "comment") == LUA_TSTRING && !(r->comment = strdup(lua_tostring(L, -1)))) {
+  if (lua_getfield(L, -1, "comment") == LUA_TSTRING &&
+      (has_nul(L, -1, e) || !(r->comment = strdup(lua_tostring(L, -1))))) {
     lua_pop(L, 1);
-    return conv_fail(e, "out of memory", NULL);
+    return e->message[0] ? false : conv_fail(e, "out of memory", NULL);
   }
   lua_pop(L, 1);
   return true;

@@ -265,7 +265,7 @@ static lua_Integer opt_limit(lua_State *L, int t, const char *key, lua_Integer d
 static int l_load(lua_State *L) {
   size_t len;
   const char *text = luaL_checklstring(L, 1, &len);
-  const char *file = luaL_optstring(L, 2, "<string>");
+  const char *file = cordon_lua_optstring(L, 2, "<string>");
   lua_Integer max_bytes = opt_limit(L, 3, "max_bytes", YAML_DEFAULT_MAX_BYTES);
   if ((lua_Integer)len > max_bytes)
     return cordon_lua_fail(L, "config_error", "%s:1:1: file is larger than %lld bytes", file, (long long)max_bytes);

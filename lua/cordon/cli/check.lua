@@ -270,8 +270,8 @@ end
 -- On Linux the gate keeps git's layout beyond the policy (docs/linux-gate.md): hooks, config and todo
 -- lists of every git directory. Returns its refusal and rule for a write the policy allows, or nil.
 local function git_layout(operation, target)
-  local ok, linux = pcall(require, "cordon.c.linux")
-  if not ok or type(linux) ~= "table" or not linux.git_layout or not operation:match("^file%-write") then return nil end
+  if not package.preload["cordon.c.linux"] or not operation:match("^file%-write") then return nil end  -- a build without it
+  local linux = require "cordon.c.linux"
   local q = operation == "file-write-create" and "create" or operation == "file-write-unlink" and "remove" or "write"
   return linux.git_layout(target, q)
 end
