@@ -191,10 +191,8 @@ static int l_parse(lua_State *L) {
       const char **list = lua_newuserdatauv(L, (n ? n : 1) * sizeof *list, 0);
       for (size_t i = 0; i < n; i++) {
         lua_rawgeti(L, names, (lua_Integer)i + 1);
-        size_t len;
-        const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
-        if (!s || memchr(s, '\0', len)) luaL_error(L, "opts.entitlements must hold strings without NUL bytes");
-        list[i] = s; /* anchored by the entitlements table */
+        if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "opts.entitlements must hold strings");
+        list[i] = cordon_lua_tostring(L, -1); /* anchored by the entitlements table */
         lua_pop(L, 1);
       }
       opt.entitlements = list;
