@@ -97,6 +97,16 @@ PRIM(p_require_entitlement) {
   return ev_make_filter(e, &all, all.name, both, 2, call);
 }
 
+/* (no-callout), (partial-symbolication): deprecated modifiers older profiles call like procedures, as in
+ * (deny default (no-callout)); the value is the modifier itself. */
+PRIM(p_modifier) {
+  cordon_datum *d = ev_need(e, cordon_datum_new(e->a, CORDON_D_MOD));
+  d->u.mod.name = self->name;
+  d->u.mod.args = &cordon_datum_nil;
+  d->span = call->span;
+  return d;
+}
+
 #define FACT(name) {name, p_fact, 1, -1, PRIM_SYMARGS, CORDON_F_NAME, CORDON_MATCH_LITERAL}
 #define FACT3(name) FACT(name), {name "-prefix", p_fact, 1, -1, PRIM_SYMARGS, CORDON_F_NAME, CORDON_MATCH_PREFIX}, \
                     {name "-regex", p_fact, 1, -1, PRIM_SYMARGS, CORDON_F_NAME, CORDON_MATCH_REGEX}
@@ -111,6 +121,7 @@ static const struct cordon_eval_prim compat_prims[] = {
   {"record", p_option, 0, 1, 0, 0, 0},
   {"_IO", p_io, 2, 2, 0, 0, 0},
   {"path-ancestors", p_path_ancestors, 1, -1, 0, 0, 0},
+  {"no-callout", p_modifier, 0, 0, 0, 0, 0}, {"partial-symbolication", p_modifier, 0, 0, 0, 0, 0},
   {"tty", p_shorthand, 0, 0, 0, 0, 0}, {"debug-mode", p_shorthand, 0, 0, 0, 0, 1},
   {"process-is-plugin", p_shorthand, 0, 0, 0, 0, 2}, {"process-is-installer", p_shorthand, 0, 0, 0, 0, 3},
   {"datavault-file-filter", p_shorthand, 0, 0, 0, 0, 4}, {"rootless-file-filter", p_shorthand, 0, 0, 0, 0, 5},

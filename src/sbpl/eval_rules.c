@@ -279,6 +279,14 @@ PRIM(p_allow) { return make_rule(e, CORDON_ALLOW, args, n, call); }
 PRIM(p_deny) { return make_rule(e, CORDON_DENY, args, n, call); }
 
 PRIM(p_with) {
+  if (args[0]->kind == CORDON_D_MOD && n == 1) return args[0]; /* (with (no-callout)) */
+  if (args[0]->kind == CORDON_D_PRIM) { /* (with no-callout): a modifier the prelude also defines as a procedure */
+    cordon_datum *d = ev_need(e, cordon_datum_new(e->a, CORDON_D_MOD));
+    d->u.mod.name = args[0]->u.prim->name;
+    d->u.mod.args = &cordon_datum_nil;
+    d->span = call->span;
+    return d;
+  }
   if (args[0]->kind != CORDON_D_SYM && args[0]->kind != CORDON_D_STR)
     ev_fail(e, call, CORDON_SBPL_EVAL, "with: expected a modifier name, got a %s", cordon_datum_kind_name(args[0]));
   cordon_datum *d = ev_need(e, cordon_datum_new(e->a, CORDON_D_MOD));

@@ -129,8 +129,12 @@ static void option_directives_and_unknown_top_level_built_ins_change_no_rule(voi
   (void)state;
   cordon_policy *p = parse("(version 1)\n(disable-full-symbolication)\n(disable-callouts)\n"
                            "(eliminate-duplicate-rules)\n(deny default (with no-callout))\n"
-                           "(enable-future-thing 1 2)\n(allow file-read* (literal \"/r\"))\n");
-  assert_int_equal(p->nrules, 2);
+                           "(enable-future-thing 1 2)\n(allow file-read* (literal \"/r\"))\n"
+                           "(deny file-write* (no-callout))\n");
+  assert_int_equal(p->nrules, 3);
+  assert_null(p->rules[2].filter); /* (no-callout) is the modifier, not an unknown filter */
+  assert_string_equal(p->rules[2].mods[0].name, "no-callout");
+  assert_string_equal(p->rules[0].mods[0].name, "no-callout");
   assert_true(has_diag(p, "unknown-builtin", 6));
   assert_int_equal(p->ndiags, 1); /* no-callout is a modifier the prelude knows */
   cordon_policy_free(p);
