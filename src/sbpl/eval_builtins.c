@@ -366,7 +366,9 @@ PRIM(p_split_string) {
   cordon_datum *s = expect(e, self, args[0], CORDON_D_STR, "a string", call);
   cordon_datum *sep = expect(e, self, args[1], CORDON_D_STR, "a string", call);
   if (sep->u.str.len == 0) ev_fail(e, call, CORDON_SBPL_EVAL, "split-string: empty separator");
-  ev_charge(e, s->u.str.len, call);
+  /* the naive search compares the separator at every position: bound that work, not just the length */
+  size_t work = s->u.str.len, per = sep->u.str.len / 8 + 1;
+  ev_charge(e, work > SIZE_MAX / per ? SIZE_MAX : work * per, call);
   cordon_datum *head = &cordon_datum_nil, **tail = &head;
   const char *p = s->u.str.s, *end = p + s->u.str.len;
   for (;;) {
