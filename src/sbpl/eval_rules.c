@@ -253,6 +253,7 @@ static cordon_datum *make_rule(ev *e, cordon_action action, cordon_datum **args,
   for (size_t i = 0; i < p.mods.n; i++) {
     cordon_datum *m = p.mods.items[i];
     const char *name = m->u.mod.name;
+    if (!strcmp(name, "no-profile")) name = "no-sandbox"; /* the prelude's alias: the linter warns about both */
     if (!cordon_sbpl_modifier_known(name))
       cordon_policy_diag(e->policy, CORDON_DIAG_WARNING, "unknown-modifier", ev_loc(e, &m->span),
                          "unknown modifier '(with %s …)' (kept as written)", name);
