@@ -27,7 +27,20 @@ struct cordon_decider {
   size_t nwhere;    /* kept apart from the policy: freeing a decider never touches its policy */
   char **params;    /* owned copies: key, value, … */
   size_t nparams;
+  char **facts;     /* fact names decisions reported missing, kept so decisions can point at them */
+  size_t nfacts;
 };
+
+/* A copy of `name` that lives as long as the decider; "a fact" when memory runs out. */
+static const char *keep_fact(cordon_decider *d, const char *name) {
+  for (size_t i = 0; i < d->nfacts; i++)
+    if (!strcmp(d->facts[i], name)) return d->facts[i];
+  char **grown = realloc(d->facts, (d->nfacts + 1) * sizeof *grown);
+  if (!grown) return "a fact";
+  d->facts = grown;
+  if (!(d->facts[d->nfacts] = strdup(name))) return "a fact";
+  return d->facts[d->nfacts++];
+}
 
 const char *cordon_decide_status_name(cordon_decide_status s) {
   switch (s) {
@@ -124,6 +137,8 @@ void cordon_decider_free(cordon_decider *d) {
   if (d->params)
     for (size_t i = 0; i < 2 * d->nparams; i++) free(d->params[i]);
   free(d->params);
+  for (size_t i = 0; i < d->nfacts; i++) free(d->facts[i]);
+  free(d->facts);
   free(d);
 }
 
@@ -188,7 +203,7 @@ static cordon_decide_status decide_index(cordon_decider *d, int index, const cha
         bool takes = ctx.unknown_filter && r->action == CORDON_DENY; /* sound: an unknown may match a deny */
         if (out->nassumed < CORDON_DECISION_MAX_ASSUMED) {
           out->assumed[out->nassumed] = r;
-          out->assumed_fact[out->nassumed] = ctx.missing ? ctx.missing : "a fact";
+          out->assumed_fact[out->nassumed] = !ctx.missing ? "a fact" : ctx.missing_is_param ? ctx.missing : keep_fact(d, ctx.missing);
           out->assumed_is_param[out->nassumed] = ctx.missing_is_param;
           out->assumed_match[out->nassumed] = takes;
           out->assumed_unknown[out->nassumed] = ctx.unknown_filter;

@@ -42,7 +42,8 @@ typedef struct {
   size_t nchain;
   /* filtered rules skipped because a fact was unknown: the answer could differ if they matched */
   const cordon_rule *assumed[CORDON_DECISION_MAX_ASSUMED];
-  const char *assumed_fact[CORDON_DECISION_MAX_ASSUMED]; /* a fact name, or a -D parameter's name */
+  const char *assumed_fact[CORDON_DECISION_MAX_ASSUMED]; /* a fact name, or a -D parameter's name; valid
+                                                            while the decider and its policy live */
   bool assumed_is_param[CORDON_DECISION_MAX_ASSUMED];
   bool assumed_unknown[CORDON_DECISION_MAX_ASSUMED]; /* the rule uses a filter this build does not know */
   bool assumed_match[CORDON_DECISION_MAX_ASSUMED]; /* taken as matching: a deny on an unknown filter */

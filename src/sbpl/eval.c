@@ -323,11 +323,14 @@ tail:
       goto tail;
     }
     case SP_DEFINE: {
-      check_form(e, x, 3, name);
+      check_form(e, x, 2, name);
       cordon_datum *target = car(cdr(x));
       if (target->kind == CORDON_D_PAIR) { /* (define (f . params) body…) */
         cordon_symbol *s = symbol_of(e, car(target), name);
-        define(e, env, s, make_closure(e, cdr(target), cdr(cdr(x)), env, s->name, x));
+        /* an empty body is a procedure that does nothing: application.sb's (define (protect-redirected-paths)) */
+        cordon_datum *body = cdr(cdr(x));
+        if (body->kind == CORDON_D_NIL) body = ev_need(e, cordon_datum_cons(e->a, &cordon_datum_unspec, &cordon_datum_nil));
+        define(e, env, s, make_closure(e, cdr(target), body, env, s->name, x));
       } else {
         cordon_symbol *s = symbol_of(e, target, name);
         if (cordon_datum_list_length(x) != 3) ev_fail(e, x, CORDON_SBPL_EVAL, "define: expected (define name value)");
@@ -494,7 +497,7 @@ tail:
         x = car(body);
         goto tail;
       }
-      result = &cordon_datum_unspec;
+      result = &cordon_datum_nil; /* as TinyScheme: application.sb maps over (cond …) that matched nothing */
       goto done;
     }
     }

@@ -126,7 +126,11 @@ static void collect(ev *e, const char *who, cordon_datum *v, rule_parts *p, cord
   case CORDON_D_SYM: push(e, &p->ops, v); return;
   case CORDON_D_FILTER: push(e, &p->filters, v); return;
   case CORDON_D_MOD: push(e, &p->mods, v); return;
-  case CORDON_D_NIL: return;
+  case CORDON_D_NIL:
+    /* inside a list of operations or filters an empty list adds nothing; as an argument of its own it is a
+     * mistake (a Mac refuses it), and taking it for nothing could leave a rule unfiltered */
+    if (depth == 0) ev_fail(e, call, CORDON_SBPL_EVAL, "%s: expected an operation, a filter or (with …), got an empty list", who);
+    return;
   case CORDON_D_PAIR:
     /* A list of operations or filters (e.g. from a variable) counts as its items. */
     if (depth > 32) ev_fail(e, call, CORDON_SBPL_LIMIT, "%s: lists nested too deeply", who);

@@ -115,8 +115,11 @@ static const char *arg_value(const cordon_arg *a, cordon_match_ctx *ctx) {
   return NULL;
 }
 
+/* The name may live in the caller's frame (a filter's base name), so it is copied into the ctx. */
 static void missing(cordon_match_ctx *ctx, const char *fact) {
-  if (!ctx->missing) ctx->missing = fact;
+  if (ctx->missing) return;
+  snprintf(ctx->missing_name, sizeof ctx->missing_name, "%s", fact);
+  ctx->missing = ctx->missing_name;
 }
 
 static void missing_param(cordon_match_ctx *ctx, const char *name) {

@@ -235,6 +235,39 @@ static void application_style_programs_evaluate(void **state) {
   cordon_policy_free(p);
 }
 
+/* A cond that matches nothing is the empty list, as in TinyScheme (application.sb maps over one); as a
+ * rule's argument it is refused rather than read as "no filter", which would widen the rule. */
+static void an_unmatched_cond_is_the_empty_list_and_no_rule_argument(void **state) {
+  (void)state;
+  cordon_policy *p = parse("(define (force-list ls) (cond ((list? ls) ls) ((string? ls) (list ls))))\n"
+                           "(for-each (lambda (d) (allow file-read* (subpath d))) (force-list #f))\n"
+                           "(for-each (lambda (d) (allow file-read* (subpath d))) (force-list \"/one\"))\n");
+  assert_int_equal(p->nrules, 1);
+  cordon_policy_free(p);
+  cordon_policy *q = NULL;
+  cordon_sbpl_error err;
+  const char *text = "(allow file-read* (cond (#f (subpath \"/x\"))))";
+  assert_int_equal(cordon_sbpl_parse(text, strlen(text), "t.sb", NULL, NULL, &q, &err), CORDON_SBPL_EVAL);
+  assert_non_null(strstr(err.text, "empty list"));
+  cordon_sbpl_error_clear(&err);
+}
+
+/* A decision names the fact it lacked, and the name stays readable after the matcher returned. */
+static void a_missing_fact_is_named_in_the_decision(void **state) {
+  (void)state;
+  cordon_policy *p = parse("(deny default)\n(allow file-read* (require-all (file-mode #o0004) (subpath \"/System\")))\n"
+                           "(allow file-read* (xattr-regex #\"^com\\.x\"))\n");
+  cordon_decider *d = cordon_decider_new(p, NULL, 0);
+  cordon_decision dec;
+  char err[128];
+  assert_int_equal(cordon_decide(d, "file-read-data", "/System/x", NULL, 0, &dec, err, sizeof err), CORDON_DECIDE_OK);
+  assert_int_equal(dec.nassumed, 2);
+  assert_string_equal(dec.assumed_fact[0], "xattr"); /* the base name of xattr-regex: what --fact takes */
+  assert_string_equal(dec.assumed_fact[1], "file-mode");
+  cordon_decider_free(d);
+  cordon_policy_free(p);
+}
+
 /* Unknown does not mean fail: the rule is kept, and a decision takes the safe side in both directions. */
 static void an_unknown_filter_may_match_a_deny_and_may_not_match_an_allow(void **state) {
   (void)state;
@@ -274,6 +307,8 @@ int main(void) {
     cmocka_unit_test(bare_hexadecimal_tokens_are_symbols),
     cmocka_unit_test(prelude_filters_and_aliases_behave),
     cmocka_unit_test(application_style_programs_evaluate),
+    cmocka_unit_test(an_unmatched_cond_is_the_empty_list_and_no_rule_argument),
+    cmocka_unit_test(a_missing_fact_is_named_in_the_decision),
     cmocka_unit_test(an_unknown_filter_may_match_a_deny_and_may_not_match_an_allow),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

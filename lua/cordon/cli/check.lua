@@ -135,7 +135,9 @@ local function load_policy(opts)
       end
     end
     local p, perr = sbpl.parse(text, opts.policy, params,
-                               { import_dirs = opts["import-dir"] or {}, symbolic_params = true,
+                               -- with the parameters a Mac would give filled, the others are undefined (#f),
+                               -- as on a Mac; otherwise an undefined one stays unknown and decisions say so
+                               { import_dirs = opts["import-dir"] or {}, symbolic_params = not opts["default-params"],
                                  entitlements = entitlements_of(opts) })
     if not p then return nil, perr end
     return p, function() return nil end, "darwin"
