@@ -108,6 +108,7 @@ PRIM(p_modifier) {
 }
 
 #define FACT(name) {name, p_fact, 1, -1, PRIM_SYMARGS, CORDON_F_NAME, CORDON_MATCH_LITERAL}
+#define FACTRE(name) {name, p_fact, 1, -1, PRIM_SYMARGS, CORDON_F_NAME, CORDON_MATCH_REGEX}
 #define FACT3(name) FACT(name), {name "-prefix", p_fact, 1, -1, PRIM_SYMARGS, CORDON_F_NAME, CORDON_MATCH_PREFIX}, \
                     {name "-regex", p_fact, 1, -1, PRIM_SYMARGS, CORDON_F_NAME, CORDON_MATCH_REGEX}
 
@@ -132,9 +133,9 @@ static const struct cordon_eval_prim compat_prims[] = {
   FACT("fsctl-command"), FACT("ioctl-command"), FACT("fcntl-command"), FACT("mac-syscall-number"),
   FACT("syscall-number"), FACT("syscall-mask"), FACT("machtrap-number"), FACT("kernel-mig-routine"),
   FACT("mach-kernel-endpoint"), FACT("semaphore-owner"), FACT("ipc-posix-sem-name"), FACT("uid"),
-  FACT("entitlement-value"), FACT("entitlement-value-regex"), FACT("require-entitlement-value"),
-  FACT("mount-relative-path"), FACT("mount-relative-literal"), FACT("mount-relative-path-regex"),
-  FACT("mount-relative-regex"), FACT("process-name"), FACT("host-port"), FACT("sandbox-extension"),
+  FACT("entitlement-value"), FACTRE("entitlement-value-regex"), FACT("require-entitlement-value"),
+  FACT("mount-relative-path"), FACT("mount-relative-literal"), FACTRE("mount-relative-path-regex"),
+  FACTRE("mount-relative-regex"), FACT("process-name"), FACT("host-port"), FACT("sandbox-extension"),
   {NULL, NULL, 0, 0, 0, 0, 0},
 };
 

@@ -151,12 +151,14 @@ static const char *base_name(const char *name, char *buf, size_t cap) {
  * string; the rest (xattr, file-mode, extension-class, …) are facts the query must state. */
 static bool names_the_target(const char *base) {
   /* what the operation acts on; filters about the acting process (process-path, signing-identifier),
-   * ioctl/fsctl commands and socket parameters are facts instead */
+   * ioctl/fsctl commands and socket parameters are facts instead, and so are xpc-service-name (a
+   * mach-lookup of a global name is no XPC service lookup: (xpc-service-name-prefix "") in system.sb
+   * must not grant every lookup) and device-conforms-to (a fact about the device behind a path) */
   static const char *const own[] = {
       "global-name", "local-name", "sysctl-name", "iokit-user-client-class", "iokit-registry-entry-class",
-      "iokit-connection", "iokit-property", "device-conforms-to", "preference-domain", "notification-name",
+      "iokit-connection", "iokit-property", "preference-domain", "notification-name",
       "notification", "appleevent-destination", "ae-destination", "right-name", "auth-right-name", "target",
-      "kext-bundle-id", "info-type", "xpc-service-name", "ipc-posix-name", "nvram-variable", "boot-arg",
+      "kext-bundle-id", "info-type", "ipc-posix-name", "nvram-variable", "boot-arg",
   };
   for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
     if (!strcmp(base, own[i])) return true;

@@ -252,6 +252,16 @@ static void an_unmatched_cond_is_the_empty_list_and_no_rule_argument(void **stat
   cordon_sbpl_error_clear(&err);
 }
 
+/* system.sb allows (xpc-service-name-prefix ""): a fact about XPC lookups, which must not grant every
+ * mach-lookup of a global name. */
+static void xpc_service_names_are_a_fact_not_every_lookup(void **state) {
+  (void)state;
+  cordon_policy *p = parse("(deny default)\n(allow mach-lookup (xpc-service-name-prefix \"\"))\n");
+  assert_int_equal(ask(p, "mach-lookup", "com.example.daemon", NULL).action, CORDON_DENY);
+  assert_int_equal(ask(p, "mach-lookup", "com.example.daemon", "xpc-service-name=com.example.daemon").action, CORDON_ALLOW);
+  cordon_policy_free(p);
+}
+
 /* A decision names the fact it lacked, and the name stays readable after the matcher returned. */
 static void a_missing_fact_is_named_in_the_decision(void **state) {
   (void)state;
@@ -309,6 +319,7 @@ int main(void) {
     cmocka_unit_test(application_style_programs_evaluate),
     cmocka_unit_test(an_unmatched_cond_is_the_empty_list_and_no_rule_argument),
     cmocka_unit_test(a_missing_fact_is_named_in_the_decision),
+    cmocka_unit_test(xpc_service_names_are_a_fact_not_every_lookup),
     cmocka_unit_test(an_unknown_filter_may_match_a_deny_and_may_not_match_an_allow),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
