@@ -390,9 +390,15 @@ static int l_exec(lua_State *L) {
   const char *cwd = cordon_lua_optstring(L, 4, NULL);
   cordon_buf msg = CORDON_BUF_INIT;
   cordon_lx_status st = cordon_lx_run(u->plan, argv, env, cwd, &msg);
-  lua_pushstring(L, msg.data ? msg.data : "");
+  /* only a command that could not be started comes back: the shape and codes of manager.exec */
+  int status = st == CORDON_LX_NOT_FOUND ? 127 : st == CORDON_LX_NOT_EXECUTABLE ? 126 : 125;
+  const char *code = status == 127 ? "command_not_found" : status == 126 ? "command_not_executable"
+                                                                          : "sandbox_setup_failed";
+  lua_pushstring(L, msg.data && msg.data[0] ? msg.data : cordon_lx_status_name(st));
   cordon_buf_free(&msg);
-  return cordon_lua_fail(L, cordon_lx_status_name(st), "%s", lua_tostring(L, -1));
+  cordon_lua_fail(L, code, "%s", lua_tostring(L, -1));
+  lua_pushinteger(L, status);
+  return 4;
 }
 
 /* plan:gate(path) -> { write =, create =, remove =, connect = }: what the gate would let a process inside
