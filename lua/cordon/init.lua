@@ -17,6 +17,8 @@ local lazy = {
   sandbox = "cordon.c.sandbox",
   json = "cordon.c.json",
 }
+-- A build without the Linux backend (-DCORDON_WITH_LINUX=OFF) has no cordon.c.linux: no cordon.linux either.
+if not package.preload["cordon.c.linux"] and not package.loaded["cordon.c.linux"] then lazy.linux = nil end
 
 -- Entry points that are functions of a Lua module: cordon.compile_legacy(mode, opts) and so on.
 local entry = {

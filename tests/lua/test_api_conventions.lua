@@ -4,6 +4,7 @@ local t = require "harness"
 local cordon = require "cordon"
 
 t.test("a LinuxPlan has :close, and a closed plan raises instead of answering", function()
+  if not cordon.linux then return end  -- a build without the Linux backend
   local prof = cordon.profile.standard("read-only")
   local plan = assert(cordon.linux.compile(nil, prof, { cwd = "/w", workspace_roots = { "/w" }, home = "/h" }, {}))
   t.ok(#plan:describe() > 0, "the plan describes itself")
