@@ -63,18 +63,21 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/profiles/ DESTINATION ${CMAKE_INSTALL_DATA
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
-# The man page and completions, made by the built cordon from the CLI's own specs (tools/share.lua).
-set(CORDON_SHARE_OUT ${CMAKE_BINARY_DIR}/share)
-set(CORDON_SHARE_FILES ${CORDON_SHARE_OUT}/cordon.1 ${CORDON_SHARE_OUT}/cordon.bash ${CORDON_SHARE_OUT}/_cordon
-    ${CORDON_SHARE_OUT}/cordon.fish)
-add_custom_command(
-  OUTPUT ${CORDON_SHARE_FILES}
-  COMMAND $<TARGET_FILE:cordon_cli> lua ${CMAKE_SOURCE_DIR}/tools/share.lua ${CORDON_SHARE_OUT} ${PROJECT_VERSION}
-  DEPENDS cordon_cli ${CMAKE_SOURCE_DIR}/tools/share.lua
-  COMMENT "Writing cordon(1) and the shell completions")
-add_custom_target(cordon_share ALL DEPENDS ${CORDON_SHARE_FILES})
-install(FILES ${CORDON_SHARE_OUT}/cordon.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
-install(FILES ${CORDON_SHARE_OUT}/cordon.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
-        RENAME cordon)
-install(FILES ${CORDON_SHARE_OUT}/_cordon DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/site-functions)
-install(FILES ${CORDON_SHARE_OUT}/cordon.fish DESTINATION ${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d)
+# The man page and completions, made by the built cordon from the CLI's own specs (tools/share.lua). Not
+# in the fuzz build, whose executable (static, with the fuzzer's sanitizers) is not meant to run.
+if(NOT CORDON_FUZZ)
+  set(CORDON_SHARE_OUT ${CMAKE_BINARY_DIR}/share)
+  set(CORDON_SHARE_FILES ${CORDON_SHARE_OUT}/cordon.1 ${CORDON_SHARE_OUT}/cordon.bash ${CORDON_SHARE_OUT}/_cordon
+      ${CORDON_SHARE_OUT}/cordon.fish)
+  add_custom_command(
+    OUTPUT ${CORDON_SHARE_FILES}
+    COMMAND $<TARGET_FILE:cordon_cli> lua ${CMAKE_SOURCE_DIR}/tools/share.lua ${CORDON_SHARE_OUT} ${PROJECT_VERSION}
+    DEPENDS cordon_cli ${CMAKE_SOURCE_DIR}/tools/share.lua
+    COMMENT "Writing cordon(1) and the shell completions")
+  add_custom_target(cordon_share ALL DEPENDS ${CORDON_SHARE_FILES})
+  install(FILES ${CORDON_SHARE_OUT}/cordon.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+  install(FILES ${CORDON_SHARE_OUT}/cordon.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
+          RENAME cordon)
+  install(FILES ${CORDON_SHARE_OUT}/_cordon DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/site-functions)
+  install(FILES ${CORDON_SHARE_OUT}/cordon.fish DESTINATION ${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d)
+endif()
