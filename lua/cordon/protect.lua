@@ -104,7 +104,7 @@ M.git_safe_keys = {
   { "core.eol", "line ending conversion" },
   { "core.sparsecheckout", "git sparse-checkout" },
   { "core.sparsecheckoutcone", "git sparse-checkout in cone mode" },
-  { "core.worktree", "submodule update --init writes it into .git/modules/NAME/config (where the work tree is, not what runs; the gate should also require a relative value that stays in the writable root)" },
+  { "core.worktree", "submodule update --init writes it into .git/modules/NAME/config (where the work tree is, not what runs; the gate accepts only a relative value inside the repository's work tree)" },
   { "extensions.objectformat", "git init --object-format" },
   { "extensions.refstorage", "git init --ref-format" },
   { "extensions.worktreeconfig", "git worktree: per-worktree config files" },
