@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,4 +145,29 @@ cordon_path_status cordon_path_canonicalize(const char *in, char *out, size_t ca
     do cut--;
     while (cut > 0 && norm[cut] != '/');
   }
+}
+
+bool cordon_path_join_lexical(const char *dir, const char *rel, char *out, size_t cap) {
+  char buf[CORDON_PATH_MAX * 2];
+  int n = rel[0] == '/' ? snprintf(buf, sizeof buf, "%s", rel) : snprintf(buf, sizeof buf, "%s/%s", dir, rel);
+  if (n < 0 || (size_t)n >= sizeof buf || cap < 2) return false;
+  size_t len = 0;
+  out[0] = '\0';
+  char *save = NULL;
+  for (char *seg = strtok_r(buf, "/", &save); seg; seg = strtok_r(NULL, "/", &save)) {
+    if (strcmp(seg, ".") == 0) continue;
+    if (strcmp(seg, "..") == 0) {
+      while (len > 0 && out[len - 1] != '/') len--;
+      if (len > 0) len--;
+      out[len] = '\0';
+      continue;
+    }
+    size_t sl = strlen(seg);
+    if (len + 1 + sl + 1 > cap) return false;
+    out[len++] = '/';
+    memcpy(out + len, seg, sl + 1);
+    len += sl;
+  }
+  if (len == 0) snprintf(out, cap, "/");
+  return true;
 }

@@ -37,6 +37,11 @@ cordon_path_status cordon_path_normalize_n(const char *in, size_t n, char *out, 
 /* True when `p` is `root` or lies under it; "/repo" never contains "/repo2". Both must be normalized. */
 bool cordon_path_within(const char *root, const char *p);
 
+/* `rel` taken from the directory `dir` with "." and ".." resolved lexically, as the kernel would only where
+ * nothing on the way is a symbolic link (a view's own directories; git's relative core.worktree). An
+ * absolute `rel` stands alone; ".." at "/" stays at "/". False when the result does not fit in `cap`. */
+bool cordon_path_join_lexical(const char *dir, const char *rel, char *out, size_t cap);
+
 /* Writes the parent of normalized `p` into `out`; false for "/" (which has none) or a short buffer. */
 bool cordon_path_parent(const char *p, char *out, size_t cap);
 

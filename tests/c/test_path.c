@@ -141,9 +141,24 @@ static void canonicalize_resolves_symlinks_in_the_existing_prefix_and_keeps_the_
   rmdir(dir);
 }
 
+static void join_lexical_takes_dots_lexically_and_never_climbs_past_the_root(void **state) {
+  (void)state;
+  char out[64];
+  assert_true(cordon_path_join_lexical("/w/.git/modules/sub", "../../../sub", out, sizeof out));
+  assert_string_equal(out, "/w/sub");
+  assert_true(cordon_path_join_lexical("/a/b", "./c/../d", out, sizeof out));
+  assert_string_equal(out, "/a/b/d");
+  assert_true(cordon_path_join_lexical("/a", "../../../..", out, sizeof out));
+  assert_string_equal(out, "/");
+  assert_true(cordon_path_join_lexical("/a", "/etc//x/", out, sizeof out));
+  assert_string_equal(out, "/etc/x");
+  assert_false(cordon_path_join_lexical("/a", "a-name-longer-than-the-buffer-given-here-surely-by-now-yes", out, 16));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(normalize_collapses_slashes_dots_and_trailing_slash),
+      cmocka_unit_test(join_lexical_takes_dots_lexically_and_never_climbs_past_the_root),
       cmocka_unit_test(normalize_refuses_relative_empty_and_control_bytes),
       cmocka_unit_test(normalize_refuses_dotdot_instead_of_guessing),
       cmocka_unit_test(normalize_keeps_quotes_spaces_colons_and_unicode),

@@ -83,32 +83,6 @@ static bool make_dirs(const char *dir) {
   return mkdir(dir, 0755) == 0 || errno == EEXIST;
 }
 
-/* `dir` (a real directory: no symlink in it) joined with `rel`, "." and ".." taken lexically, which is
- * exact because nothing in `dir` is a link. */
-static bool join_real(const char *dir, const char *rel, char *out, size_t cap) {
-  char buf[CORDON_PATH_MAX * 2];
-  int n = rel[0] == '/' ? snprintf(buf, sizeof buf, "%s", rel) : snprintf(buf, sizeof buf, "%s/%s", dir, rel);
-  if (n < 0 || (size_t)n >= sizeof buf) return false;
-  size_t len = 0;
-  out[0] = '\0';
-  for (char *seg = strtok(buf, "/"); seg; seg = strtok(NULL, "/")) {
-    if (strcmp(seg, ".") == 0) continue;
-    if (strcmp(seg, "..") == 0) {
-      while (len > 0 && out[len - 1] != '/') len--;
-      if (len > 0) len--;
-      out[len] = '\0';
-      continue;
-    }
-    size_t sl = strlen(seg);
-    if (len + 1 + sl + 1 > cap) return false;
-    out[len++] = '/';
-    memcpy(out + len, seg, sl + 1);
-    len += sl;
-  }
-  if (len == 0) snprintf(out, cap, "/");
-  return true;
-}
-
 /* `path` (a host path, absolute) as the view must hold it: every symlink on the way is copied into the view
  * (made once) and followed, so `real` ends up naming the same object through real directories only. False
  * (errno) when the host path does not resolve. */
@@ -150,7 +124,7 @@ static bool resolve_into_view(const char *path, char *real, size_t cap) {
       struct stat lst;
       if (lstat(view, &lst) != 0 && (!may_make_in(in) || (symlink(target, view) != 0 && errno != EEXIST))) return false;
       char joined[CORDON_PATH_MAX], next[CORDON_PATH_MAX];
-      if (!join_real(parent, target, joined, sizeof joined) ||
+      if (!cordon_path_join_lexical(parent, target, joined, sizeof joined) ||
           snprintf(next, sizeof next, "%s%s", strcmp(joined, "/") == 0 && cur[i] ? "" : joined, cur + i) >= (int)sizeof next)
         return (errno = ENAMETOOLONG), false;
       memcpy(cur, next, strlen(next) + 1);

@@ -9,6 +9,7 @@
 #include "backend/linux/gate/gate_impl.h"
 
 #include "core/gitconfig.h"
+#include "core/path.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -73,26 +74,14 @@ static bool worktree_ok(const char *gitdir, const char *value, char *why, size_t
     return false;
   }
   size_t top = (size_t)(dotgit - gitdir);
-  char joined[GATE_PATH_MAX * 2], out[GATE_PATH_MAX * 2];
-  if (snprintf(joined, sizeof joined, "%s/%s", gitdir, value) >= (int)sizeof joined) return false;
-  size_t len = 0;
-  out[0] = '\0';
-  for (char *save = NULL, *seg = strtok_r(joined, "/", &save); seg; seg = strtok_r(NULL, "/", &save)) {
-    if (strcmp(seg, ".") == 0) continue;
-    if (strcmp(seg, "..") == 0) {
-      while (len > 0 && out[len - 1] != '/') len--;
-      if (len > 0) len--;
-      out[len] = '\0';
-      continue;
-    }
-    len += (size_t)snprintf(out + len, sizeof out - len, "/%s", seg);
-    if (len >= sizeof out) return false;
-  }
+  char out[GATE_PATH_MAX];
+  if (!cordon_path_join_lexical(gitdir, value, out, sizeof out)) return false;
+  size_t len = strlen(out);
   bool inside = len >= top && strncmp(out, gitdir, top) == 0 && (out[top] == '\0' || out[top] == '/');
   bool in_dotgit = inside && strncmp(out + top, "/.git", 5) == 0 && (out[top + 5] == '\0' || out[top + 5] == '/');
   if (!inside || in_dotgit) {
-    snprintf(why, cap, "core.worktree = %s leads to %s, outside the repository's work tree %.*s; set it outside the "
-             "sandbox", value, out[0] ? out : "/", (int)top, gitdir);
+    snprintf(why, cap, "core.worktree = %.300s leads to %.300s, outside the repository's work tree %.*s; set it "
+             "outside the sandbox", value, out, (int)(top < 300 ? top : 300), gitdir);
     return false;
   }
   return true;
