@@ -173,25 +173,11 @@ static bool filesystem(conv *c, cordon_profile *p, int idx) {
   return ok;
 }
 
-#define PROFILE_GUARD "cordon.ProfileGuard"
+static void free_profile(void *p) { cordon_profile_free(p); }
 
-static int guard_gc(lua_State *L) {
-  cordon_profile **g = luaL_checkudata(L, 1, PROFILE_GUARD);
-  cordon_profile_free(*g);
-  *g = NULL;
-  return 0;
-}
-
-/* Frees whatever the guard on the stack top holds. */
-static void guard_gc_now(lua_State *L) {
-  cordon_profile **g = lua_touserdata(L, -1);
-  cordon_profile_free(*g);
-  *g = NULL;
-}
-
-/* The conversion proper; the profile under construction sits in a guard userdata (on the stack top
- * when this runs) so that a Lua error half-way (out of memory) frees it instead of leaking it. */
-static cordon_profile *from_table(lua_State *L, int idx, cordon_profile **guard, cordon_buf *err, const char **code) {
+/* The conversion proper; the profile under construction sits in a guard (cordon_lua_guard, on the stack
+ * top when this runs) so that a Lua error half-way (out of memory) frees it instead of leaking it. */
+static cordon_profile *from_table(lua_State *L, int idx, void **guard, cordon_buf *err, const char **code) {
   conv c = {L, err, "invalid_profile"};
   *code = "invalid_profile";
   if (!lua_istable(L, idx)) {
@@ -245,16 +231,10 @@ static cordon_profile *from_table(lua_State *L, int idx, cordon_profile **guard,
 
 cordon_profile *cordon_lua_profile_from_table(lua_State *L, int idx, cordon_buf *err, const char **code) {
   idx = lua_absindex(L, idx);
-  cordon_profile **guard = lua_newuserdatauv(L, sizeof *guard, 0);
-  *guard = NULL;
-  if (luaL_newmetatable(L, PROFILE_GUARD)) {
-    lua_pushcfunction(L, guard_gc);
-    lua_setfield(L, -2, "__gc");
-  }
-  lua_setmetatable(L, -2);
+  void **guard = cordon_lua_guard(L, free_profile);
   cordon_profile *p = from_table(L, idx, guard, err, code);
   if (p) *guard = NULL;  /* handed to the caller */
-  else guard_gc_now(L);
+  else cordon_lua_guard_free(guard);
   lua_pop(L, 1);
   return p;
 }

@@ -19,6 +19,34 @@ int cordon_lua_fail(lua_State *L, const char *code, const char *fmt, ...) {
   return 3;
 }
 
+typedef struct {
+  void *obj;  /* first: the slot handed out is this member's address */
+  void (*free_fn)(void *);
+} guard;
+
+void cordon_lua_guard_free(void **slot) {
+  guard *g = (guard *)slot;
+  if (g->obj && g->free_fn) g->free_fn(g->obj);
+  g->obj = NULL;
+}
+
+static int guard_gc(lua_State *L) {
+  cordon_lua_guard_free(luaL_checkudata(L, 1, "cordon.Guard"));
+  return 0;
+}
+
+void **cordon_lua_guard(lua_State *L, void (*free_fn)(void *)) {
+  guard *g = lua_newuserdatauv(L, sizeof *g, 0);
+  g->obj = NULL;
+  g->free_fn = free_fn;
+  if (luaL_newmetatable(L, "cordon.Guard")) {
+    lua_pushcfunction(L, guard_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  return &g->obj;
+}
+
 void cordon_lua_newclass(lua_State *L, const char *tname, const luaL_Reg *methods, const luaL_Reg *meta) {
   if (!luaL_newmetatable(L, tname)) return;  /* already made: it is on the stack */
   if (meta) luaL_setfuncs(L, meta, 0);

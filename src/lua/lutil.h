@@ -24,6 +24,13 @@ bool cordon_lua_has_nul(lua_State *L, int idx);
 /* The value at idx as lua_tostring gives it (NULL unless a string or a number), a NUL refused. */
 const char *cordon_lua_tostring(lua_State *L, int idx);
 
+/* A guard: a userdata (pushed) that frees what its slot holds when it is collected, so that C memory being
+ * built when a Lua error is raised (out of memory, a misuse error) is freed, not leaked. Store the object
+ * in the returned slot; set the slot to NULL once the object is handed on; cordon_lua_guard_free frees it
+ * at once. The one helper every binding uses for such memory. */
+void **cordon_lua_guard(lua_State *L, void (*free_fn)(void *));
+void cordon_lua_guard_free(void **slot);
+
 /* Reads t[key] as a string (a NUL refused); returns `dflt` when absent. Raises on a wrong type (misuse). */
 const char *cordon_lua_optfield_string(lua_State *L, int t, const char *key, const char *dflt);
 

@@ -9,7 +9,6 @@
 
 #include <string.h>
 
-#define SCRATCH "cordon.WriterScratch"
 
 static int l_quote_with(lua_State *L, cordon_sbpl_write_status (*fn)(const char *, size_t, cordon_buf *)) {
   size_t len;
@@ -33,13 +32,8 @@ static int l_quote(lua_State *L) { return l_quote_with(L, cordon_sbpl_quote); }
 static int l_quote_regex(lua_State *L) { return l_quote_with(L, cordon_sbpl_quote_regex); }
 static int l_regex_escape(lua_State *L) { return l_quote_with(L, cordon_sbpl_regex_escape); }
 
-/* The policy being built lives in a userdata, so an error raised by Lua midway still frees it. */
-static int scratch_gc(lua_State *L) {
-  cordon_policy **box = luaL_checkudata(L, 1, SCRATCH);
-  cordon_policy_free(*box);
-  *box = NULL;
-  return 0;
-}
+/* The policy being built lives in a guard (cordon_lua_guard), so an error raised by Lua midway frees it. */
+static void free_policy(void *p) { cordon_policy_free(p); }
 
 typedef struct {
   char message[200];
@@ -192,21 +186,20 @@ static int l_write(lua_State *L) {
     version = lua_toboolean(L, -1);
     lua_pop(L, 1);
   }
-  cordon_policy **box = lua_newuserdatauv(L, sizeof *box, 0);
-  *box = NULL;
-  luaL_setmetatable(L, SCRATCH);
-  if (!(*box = cordon_policy_new())) return cordon_lua_fail(L, "nomem", "out of memory");
+  void **guard = cordon_lua_guard(L, free_policy);
+  cordon_policy *pol = *guard = cordon_policy_new();
+  if (!pol) return cordon_lua_fail(L, "nomem", "out of memory");
   lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
   for (lua_Integer i = 1; i <= n; i++) {
     conv_error e = {{0}};
     lua_rawgeti(L, 1, i);
-    bool ok = conv_rule(L, *box, &e);
+    bool ok = conv_rule(L, pol, &e);
     lua_pop(L, 1);
     if (!ok) return cordon_lua_fail(L, "invalid_rule", "rule %d: %s", (int)i, e.message);
   }
   cordon_buf b = CORDON_BUF_INIT;
   cordon_sbpl_write_error err;
-  cordon_sbpl_write_status st = cordon_sbpl_write_policy(*box, version, &b, &err);
+  cordon_sbpl_write_status st = cordon_sbpl_write_policy(pol, version, &b, &err);
   if (st != CORDON_SBPL_WRITE_OK) {
     cordon_buf_free(&b);
     return cordon_lua_fail(L, cordon_sbpl_write_status_name(st), "rule %zu: %s", err.rule + 1, err.message);
@@ -225,11 +218,6 @@ static const luaL_Reg writer_funcs[] = {
 };
 
 int cordon_open_writer(lua_State *L) {
-  if (luaL_newmetatable(L, SCRATCH)) {
-    lua_pushcfunction(L, scratch_gc);
-    lua_setfield(L, -2, "__gc");
-  }
-  lua_pop(L, 1);
   luaL_newlib(L, writer_funcs);
   lua_pushinteger(L, CORDON_SBPL_MAX_LITERAL);
   lua_setfield(L, -2, "MAX_LITERAL");
