@@ -3,6 +3,7 @@
 
 #include "core/path.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,6 +190,12 @@ cordon_boundary_kind cordon_boundary_kind_of(const cordon_boundary *b) { return 
 const char *cordon_boundary_mode(const cordon_boundary *b) { return b->mode; }
 uint64_t cordon_boundary_revision(const cordon_boundary *b) { return b->revision; }
 const cordon_profile *cordon_boundary_profile(const cordon_boundary *b) { return b->profile; }
+
+cordon_boundary_status cordon_boundary_next_revision(cordon_boundary *b) {
+  if (b->revision >= (uint64_t)INT64_MAX) return CORDON_BOUNDARY_REVISION_OVERFLOW;
+  b->revision++;
+  return CORDON_BOUNDARY_OK;
+}
 
 void cordon_boundary_ctx(const cordon_boundary *b, cordon_profile_ctx *out) {
   out->cwd = b->cwd;
