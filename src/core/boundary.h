@@ -115,9 +115,11 @@ cordon_boundary_status cordon_boundary_assess(const cordon_boundary *b, const co
  * returned. `out` (may be NULL) receives the assessment. */
 cordon_boundary_status cordon_boundary_apply(cordon_boundary *b, const cordon_expansion *x, cordon_assess_result *out);
 
-/* Raises the revision by exactly 1 without changing what the boundary grants: for a person's kind change
- * (managed <-> bypass), which the session store records as its own revision. */
-cordon_boundary_status cordon_boundary_next_revision(cordon_boundary *b);
+/* Replays a change that the session store assessed and recorded earlier: adds the grants of `delta`
+ * (NULL: none) and its network, unassessed, and sets the revision to `revision`, which must be above
+ * the current one. Only for rebuilding a stored boundary from its log (a kind change replays with no
+ * delta); new changes go through cordon_boundary_apply. */
+cordon_boundary_status cordon_boundary_replay(cordon_boundary *b, const cordon_expansion *delta, uint64_t revision);
 
 /* True when `parent` grants at least everything `child` grants (compared by authority, not revision):
  * bypass contains all; external contains only external; between managed boundaries the child's network

@@ -62,8 +62,8 @@ cordon_session_status cordon_session_create(cordon_session_store *s, const cordo
   }
   int64_t now = (int64_t)time(NULL);
   const char *kind = cordon_boundary_kind_name(cordon_boundary_kind_of(b));
-  if (run(s->db, "INSERT INTO sessions (id, created_at, updated_at, workdir, mode, kind, revision, boundary) VALUES (?,?,?,?,?,?,0,?)",
-          "tiitttt", id, now, now, workdir, cordon_boundary_mode(b), kind, cordon_buf_str(&json)) != SQLITE_OK ||
+  if (run(s->db, "INSERT INTO sessions (id, created_at, updated_at, workdir, mode, kind, revision) VALUES (?,?,?,?,?,?,0)",
+          "tiittt", id, now, now, workdir, cordon_boundary_mode(b), kind) != SQLITE_OK ||
       run(s->db, "INSERT INTO log (session, seq, event, created_at, revision, body) VALUES (?,0,'genesis',?,0,?)", "tit", id, now,
           cordon_buf_str(&json)) != SQLITE_OK ||
       run(s->db, "COMMIT", "") != SQLITE_OK) {
@@ -109,56 +109,139 @@ static cordon_session_status resolve_id(cordon_session_store *s, const char *id,
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
-#define INFO_COLUMNS                                                                                                  \
-  "id, created_at, updated_at, workdir, mode, kind, revision, boundary, (SELECT count(*) FROM log r WHERE "       \
-  "r.session = sessions.id AND r.event = 'request' AND NOT EXISTS (SELECT 1 FROM log t WHERE t.session = r.session " \
-  "AND t.event = 'settle' AND t.request = r.seq))"
+#define INFO_COLUMNS "id, created_at, updated_at, workdir, mode, kind, revision"
+/* Counting pending requests reads every request of the session: only for what a person looks at. */
+#define PENDING_COLUMN                                                                                              \
+  ", (SELECT count(*) FROM log r WHERE r.session = sessions.id AND r.event = 'request' AND NOT EXISTS ("        \
+  "SELECT 1 FROM log t WHERE t.session = r.session AND t.event = 'settle' AND t.request = r.seq))"
 
-static cordon_session_info info_row(sqlite3_stmt *q) {
+static cordon_session_info info_row(sqlite3_stmt *q, bool with_pending) {
   return (cordon_session_info){col_text(q, 0), sqlite3_column_int64(q, 1), sqlite3_column_int64(q, 2), col_text(q, 3),
                                col_text(q, 4), col_text(q, 5), (uint64_t)sqlite3_column_int64(q, 6),
-                               sqlite3_column_int64(q, 8)};
+                               with_pending ? sqlite3_column_int64(q, 7) : -1};
 }
 
-/* Decodes the current row at `q` and checks it against its columns: a row that does not agree with
- * itself is damage, and never loaded as a boundary. */
-static cordon_session_status decode_current(cordon_session_store *s, sqlite3_stmt *q, cordon_boundary **out, cordon_buf *err) {
-  const char *json = col_text(q, 7), *id = col_text(q, 0), *kind = col_text(q, 5);
-  int64_t rev = sqlite3_column_int64(q, 6);
-  cordon_buf why = CORDON_BUF_INIT;
-  cordon_boundary_status bs = cordon_boundary_decode(json ? json : "", json ? (size_t)sqlite3_column_bytes(q, 7) : 0, out, &why);
+/* The current boundary of `full` at revision `rev`: the last snapshot in its log (genesis, or schema 1's
+ * last import) plus every approved delta after it, replayed in order; a kind change after the last
+ * delta only moves the revision. `size` receives the JSON bytes this adds up to (the size cap's
+ * measure). A log that does not add up to its row is damage, and never loaded as a boundary. */
+static cordon_session_status rebuild(cordon_session_store *s, const char *full, int64_t rev, const char *kind,
+                                     cordon_boundary **out, size_t *size, cordon_buf *err) {
+  *out = NULL;
+  sqlite3_stmt *q;
   cordon_session_status st = CORDON_SESSION_OK;
-  if (bs == CORDON_BOUNDARY_NOMEM) st = CORDON_SESSION_NOMEM;
-  else if (bs != CORDON_BOUNDARY_OK) {
-    cordon_buf_printf(err, "session %s: stored boundary is invalid: %s", id, cordon_buf_str(&why) ? cordon_buf_str(&why) : "");
-    st = CORDON_SESSION_CORRUPT;
-  } else if ((int64_t)cordon_boundary_revision(*out) != rev) {
-    cordon_buf_printf(err, "session %s: stored boundary says revision %llu but the row says %lld", id,
-                      (unsigned long long)cordon_boundary_revision(*out), (long long)rev);
-    st = CORDON_SESSION_CORRUPT;
+  cordon_buf why = CORDON_BUF_INIT;
+  cordon_boundary *b = NULL;
+  int64_t at = -1;
+  size_t bytes = 0;
+  int rc = SQLITE_DONE;
+  bool cached = s->cache && strcmp(s->cache_id, full) == 0 && (int64_t)cordon_boundary_revision(s->cache) <= rev;
+  if (cached) {
+    if (!(b = cordon_boundary_copy(s->cache))) return CORDON_SESSION_NOMEM;
+    at = (int64_t)cordon_boundary_revision(b);
+    bytes = s->cache_size;
+  } else if (sqlite3_prepare_v2(s->db,
+                                "SELECT body, revision FROM log WHERE session = ? AND event IN ('genesis', 'import') "
+                                "ORDER BY revision DESC LIMIT 1",
+                                -1, &q, NULL) != SQLITE_OK) {
+    return db_fail(s, err, "cannot read the session log");
   } else {
+    sqlite3_bind_text(q, 1, full, -1, SQLITE_TRANSIENT);
+    rc = sqlite3_step(q);
+  }
+  if (cached) {
+  } else if (rc == SQLITE_ROW) {
+    const char *json = col_text(q, 0);
+    bytes = (size_t)sqlite3_column_bytes(q, 0);
+    at = sqlite3_column_int64(q, 1);
+    cordon_boundary_status bs = cordon_boundary_decode(json ? json : "", json ? bytes : 0, &b, &why);
+    if (bs == CORDON_BOUNDARY_NOMEM) st = CORDON_SESSION_NOMEM;
+    else if (bs != CORDON_BOUNDARY_OK) {
+      cordon_buf_printf(err, "session %s: stored boundary is invalid: %s", full, cordon_buf_str(&why) ? cordon_buf_str(&why) : "");
+      st = CORDON_SESSION_CORRUPT;
+    } else if ((int64_t)cordon_boundary_revision(b) != at) {
+      cordon_buf_printf(err, "session %s: the boundary stored for revision %lld says %llu", full, (long long)at,
+                        (unsigned long long)cordon_boundary_revision(b));
+      st = CORDON_SESSION_CORRUPT;
+    }
+  } else {
+    st = rc == SQLITE_DONE ? CORDON_SESSION_CORRUPT : db_fail(s, err, "cannot read the session log");
+    if (rc == SQLITE_DONE) cordon_buf_printf(err, "session %s: its log has no genesis", full);
+  }
+  if (!cached) sqlite3_finalize(q);
+  int64_t from = at;
+  if (st == CORDON_SESSION_OK &&
+      sqlite3_prepare_v2(s->db,
+                         "SELECT body, revision FROM log WHERE session = ? AND event = 'settle' AND outcome = 'approved' "
+                         "AND revision > ? ORDER BY revision",
+                         -1, &q, NULL) != SQLITE_OK)
+    st = db_fail(s, err, "cannot read the session log");
+  else if (st == CORDON_SESSION_OK) {
+    sqlite3_bind_text(q, 1, full, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(q, 2, at);
+    while (st == CORDON_SESSION_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+      const char *json = col_text(q, 0);
+      size_t n = (size_t)sqlite3_column_bytes(q, 0);
+      cordon_expansion x = CORDON_EXPANSION_INIT;
+      cordon_buf_reset(&why);
+      cordon_boundary_status bs = cordon_expansion_decode(json ? json : "", json ? n : 0, &x, &why);
+      if (bs == CORDON_BOUNDARY_OK) bs = cordon_boundary_replay(b, &x, (uint64_t)sqlite3_column_int64(q, 1));
+      if (bs == CORDON_BOUNDARY_NOMEM) st = CORDON_SESSION_NOMEM;
+      else if (bs != CORDON_BOUNDARY_OK) {
+        cordon_buf_printf(err, "session %s: the change stored for revision %lld does not replay: %s", full,
+                          (long long)sqlite3_column_int64(q, 1), cordon_buf_str(&why) && *cordon_buf_str(&why) ? cordon_buf_str(&why)
+                                                                                           : cordon_boundary_status_name(bs));
+        st = CORDON_SESSION_CORRUPT;
+      }
+      bytes += n;
+      cordon_expansion_free(&x);
+    }
+    if (st == CORDON_SESSION_OK && rc != SQLITE_DONE) st = db_fail(s, err, "cannot read the session log");
+    sqlite3_finalize(q);
+  }
+  if (st == CORDON_SESSION_OK && (int64_t)cordon_boundary_revision(b) < rev &&
+      cordon_boundary_replay(b, NULL, (uint64_t)rev) != CORDON_BOUNDARY_OK)
+    st = CORDON_SESSION_CORRUPT;
+  if (st == CORDON_SESSION_OK && (int64_t)cordon_boundary_revision(b) != rev) {
+    cordon_buf_printf(err, "session %s: its log adds up to revision %llu but the session says %lld", full,
+                      (unsigned long long)cordon_boundary_revision(b), (long long)rev);
+    st = CORDON_SESSION_CORRUPT;
+  }
+  if (st == CORDON_SESSION_OK) {
     /* The session's kind is its profile's, or bypass over a managed profile (a person's switch). */
-    const char *implied = cordon_boundary_kind_name(cordon_boundary_kind_of(*out));
+    const char *implied = cordon_boundary_kind_name(cordon_boundary_kind_of(b));
     if (!kind || (strcmp(kind, implied) != 0 && !(strcmp(kind, "bypass") == 0 && strcmp(implied, "managed") == 0))) {
-      cordon_buf_printf(err, "session %s: kind %s does not go with its %s boundary", id, kind ? kind : "NULL", implied);
+      cordon_buf_printf(err, "session %s: kind %s does not go with its %s boundary", full, kind ? kind : "NULL", implied);
       st = CORDON_SESSION_CORRUPT;
     }
   }
-  if (st != CORDON_SESSION_OK) {
-    cordon_boundary_free(*out);
-    *out = NULL;
-  }
   cordon_buf_free(&why);
-  return st;
+  if (st != CORDON_SESSION_OK) {
+    cordon_boundary_free(b);
+    return st;
+  }
+  if (!cached || (int64_t)cordon_boundary_revision(b) != from) {
+    cordon_boundary *keep = cordon_boundary_copy(b);
+    if (keep) {  /* a cache that cannot be kept is only slower */
+      cordon_boundary_free(s->cache);
+      s->cache = keep;
+      s->cache_size = bytes;
+      memcpy(s->cache_id, full, sizeof s->cache_id);
+    }
+  }
+  *out = b;
+  if (size) *size = bytes;
+  return CORDON_SESSION_OK;
 }
 
-/* Reads the current row of `full` (inside or outside a transaction); fills info and/or the boundary. */
+/* Reads the session row of `full` (inside or outside a transaction); fills info and/or the boundary
+ * (`out` NULL: not rebuilt). */
 static cordon_session_status read_current(cordon_session_store *s, const char *full, cordon_boundary **out,
-                                          cordon_session_info *info, cordon_buf *err) {
+                                          cordon_session_info *info, size_t *json_len, cordon_buf *err) {
   sqlite3_stmt *q;
-  if (sqlite3_prepare_v2(s->db, "SELECT " INFO_COLUMNS " FROM sessions WHERE id = ? AND removed_at IS NULL", -1, &q, NULL) !=
-      SQLITE_OK)
-    return db_fail(s, err, "cannot read the session");
+  const char *sql = info ? "SELECT " INFO_COLUMNS PENDING_COLUMN " FROM sessions WHERE id = ? AND removed_at IS NULL"
+                         : "SELECT " INFO_COLUMNS " FROM sessions WHERE id = ? AND removed_at IS NULL";
+  if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK) return db_fail(s, err, "cannot read the session");
   sqlite3_bind_text(q, 1, full, -1, SQLITE_TRANSIENT);
   int rc = sqlite3_step(q);
   cordon_session_status st = CORDON_SESSION_OK;
@@ -168,8 +251,7 @@ static cordon_session_status read_current(cordon_session_store *s, const char *f
   } else if (rc != SQLITE_ROW) {
     st = db_fail(s, err, "cannot read the session");
   } else {
-    cordon_boundary *b = NULL;
-    st = decode_current(s, q, &b, err);
+    if (out) st = rebuild(s, full, sqlite3_column_int64(q, 6), col_text(q, 5), out, json_len, err);
     if (st == CORDON_SESSION_OK && info) {
       free(s->info_id);
       free(s->info_workdir);
@@ -179,7 +261,7 @@ static cordon_session_status read_current(cordon_session_store *s, const char *f
       s->info_workdir = dup_or_null(col_text(q, 3));
       s->info_mode = dup_or_null(col_text(q, 4));
       s->info_kind = dup_or_null(col_text(q, 5));
-      *info = info_row(q);
+      *info = info_row(q, true);
       info->id = s->info_id;
       info->workdir = s->info_workdir;
       info->mode = s->info_mode;
@@ -187,8 +269,10 @@ static cordon_session_status read_current(cordon_session_store *s, const char *f
       if (!s->info_id || !s->info_kind || (col_text(q, 3) && !s->info_workdir) || (col_text(q, 4) && !s->info_mode))
         st = CORDON_SESSION_NOMEM;
     }
-    if (st == CORDON_SESSION_OK && out) *out = b;
-    else cordon_boundary_free(b);
+    if (st != CORDON_SESSION_OK && out) {
+      cordon_boundary_free(*out);
+      *out = NULL;
+    }
   }
   sqlite3_finalize(q);
   return st;
@@ -199,18 +283,18 @@ cordon_session_status cordon_session_load(cordon_session_store *s, const char *i
   if (out) *out = NULL;
   char full[CORDON_SESSION_ID_LEN + 1];
   cordon_session_status st = resolve_id(s, id, full, err);
-  return st == CORDON_SESSION_OK ? read_current(s, full, out, info, err) : st;
+  return st == CORDON_SESSION_OK ? read_current(s, full, out, info, NULL, err) : st;
 }
 
 cordon_session_status cordon_session_list(cordon_session_store *s, void (*fn)(const cordon_session_info *, void *),
                                           void *ud, cordon_buf *err) {
   sqlite3_stmt *q;
-  if (sqlite3_prepare_v2(s->db, "SELECT " INFO_COLUMNS " FROM sessions WHERE removed_at IS NULL ORDER BY updated_at DESC, id", -1,
+  if (sqlite3_prepare_v2(s->db, "SELECT " INFO_COLUMNS PENDING_COLUMN " FROM sessions WHERE removed_at IS NULL ORDER BY updated_at DESC, id", -1,
                          &q, NULL) != SQLITE_OK)
     return db_fail(s, err, "cannot list sessions");
   int rc;
   while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-    cordon_session_info info = info_row(q);
+    cordon_session_info info = info_row(q, true);
     fn(&info, ud);
   }
   sqlite3_finalize(q);
@@ -248,30 +332,52 @@ static cordon_session_status finish(cordon_session_store *s, cordon_session_stat
   return st;
 }
 
-/* What applying `x` to `b` makes, as JSON; a boundary past the cap is refused here, before it is stored. */
-static cordon_session_status trial_apply(const cordon_boundary *b, const cordon_expansion *x, cordon_assess_result *res,
-                                         cordon_buf *json, cordon_buf *err) {
-  cordon_boundary *next = cordon_boundary_copy(b);
-  if (!next) return CORDON_SESSION_NOMEM;
-  cordon_boundary_status bs = cordon_boundary_apply(next, x, res);
-  cordon_session_status st = CORDON_SESSION_OK;
-  if (bs == CORDON_BOUNDARY_CONFLICT) bs = CORDON_BOUNDARY_OK;  /* the outcome says so; nothing to encode */
-  if (bs == CORDON_BOUNDARY_NOMEM) st = CORDON_SESSION_NOMEM;
-  else if (bs != CORDON_BOUNDARY_OK) {
+/* Applies `x` to `b` in place; on apply, `delta` receives what it added (the new grants, and network
+ * when it was off), which is what the log keeps. On conflict or noop `b` is unchanged. */
+static cordon_session_status apply_delta(cordon_boundary *b, const cordon_expansion *x, cordon_assess_result *res,
+                                         cordon_buf *delta, cordon_buf *err) {
+  const cordon_profile *p = cordon_boundary_profile(b);
+  size_t before = cordon_profile_entry_count(p);
+  bool net_before = cordon_profile_network(p) == CORDON_NETWORK_ENABLED;
+  cordon_boundary_status bs = cordon_boundary_apply(b, x, res);
+  if (bs == CORDON_BOUNDARY_CONFLICT) return CORDON_SESSION_OK;  /* the outcome says so */
+  if (bs == CORDON_BOUNDARY_NOMEM) return CORDON_SESSION_NOMEM;
+  if (bs != CORDON_BOUNDARY_OK) {
     cordon_buf_printf(err, "cannot assess the expansion: %s", cordon_boundary_status_name(bs));
-    st = CORDON_SESSION_INVALID;
-  } else if (res->outcome == CORDON_ASSESS_APPLY) {
-    st = encode_boundary(next, json, err);
+    return CORDON_SESSION_INVALID;
   }
-  cordon_boundary_free(next);
-  return st;
+  if (res->outcome != CORDON_ASSESS_APPLY) return CORDON_SESSION_OK;
+  p = cordon_boundary_profile(b);
+  cordon_expansion d = CORDON_EXPANSION_INIT;
+  d.network = !net_before && cordon_profile_network(p) == CORDON_NETWORK_ENABLED;
+  for (size_t i = before; bs == CORDON_BOUNDARY_OK && i < cordon_profile_entry_count(p); i++) {
+    const cordon_profile_entry *e = cordon_profile_entry_at(p, i);
+    bs = cordon_expansion_add(&d, e->path, e->access, e->match);
+  }
+  if (bs == CORDON_BOUNDARY_OK) bs = cordon_expansion_encode(&d, delta);
+  cordon_expansion_free(&d);
+  if (bs == CORDON_BOUNDARY_NOMEM) return CORDON_SESSION_NOMEM;
+  if (bs != CORDON_BOUNDARY_OK) {
+    cordon_buf_printf(err, "cannot record the change: %s", cordon_boundary_status_name(bs));
+    return CORDON_SESSION_INVALID;
+  }
+  return CORDON_SESSION_OK;
+}
+
+/* An upper bound on the JSON an expansion adds to a boundary: each entry's path (at most doubled by
+ * escaping) plus its keys, and the network field. */
+static size_t growth_bound(const cordon_expansion *x) {
+  size_t n = x->network ? 32 : 0;
+  for (size_t i = 0; i < x->count; i++) n += 2 * strlen(x->entries[i].path) + 64;
+  return n;
 }
 
 cordon_session_status cordon_session_request(cordon_session_store *s, const char *id, const cordon_expansion *x,
                                              const char *justification, cordon_request_result *out, cordon_buf *err) {
   if (!text_ok(justification, "justification", true, err)) return CORDON_SESSION_INVALID;
-  cordon_buf xjson = CORDON_BUF_INIT, bjson = CORDON_BUF_INIT;
+  cordon_buf xjson = CORDON_BUF_INIT;
   cordon_boundary_status bs = cordon_expansion_encode(x, &xjson);
+  if (bs == CORDON_BOUNDARY_OK && x->count == 0 && !x->network) bs = CORDON_BOUNDARY_EMPTY_EXPANSION;
   if (bs != CORDON_BOUNDARY_OK) {
     cordon_buf_free(&xjson);
     cordon_buf_printf(err, "cannot store the expansion: %s", cordon_boundary_status_name(bs));
@@ -279,27 +385,48 @@ cordon_session_status cordon_session_request(cordon_session_store *s, const char
   }
   char full[CORDON_SESSION_ID_LEN + 1];
   cordon_session_status st = resolve_id(s, id, full, err);
+  /* The preview and the size check read the boundary outside the write lock (WAL readers do not block
+   * writers); settle assesses again under the lock, against whatever is current then. */
+  cordon_boundary *b = NULL;
+  size_t json_len = 0;
+  if (st == CORDON_SESSION_OK) st = read_current(s, full, &b, NULL, &json_len, err);
+  if (st == CORDON_SESSION_OK) {
+    bs = cordon_boundary_assess(b, x, &out->preview);
+    if (bs != CORDON_BOUNDARY_OK) {
+      cordon_buf_printf(err, "cannot assess the expansion: %s", cordon_boundary_status_name(bs));
+      st = bs == CORDON_BOUNDARY_NOMEM ? CORDON_SESSION_NOMEM : CORDON_SESSION_INVALID;
+    } else if (out->preview.outcome == CORDON_ASSESS_APPLY && json_len + growth_bound(x) > CORDON_BOUNDARY_JSON_MAX) {
+      cordon_buf_printf(err, "session %s: the boundary is %zu bytes of JSON and this expansion could take it past the %u kept",
+                        full, json_len, CORDON_BOUNDARY_JSON_MAX);
+      st = CORDON_SESSION_TOO_LARGE;
+    }
+  }
+  cordon_boundary_free(b);
   if (st == CORDON_SESSION_OK) st = cordon_session_begin(s, err);
   if (st != CORDON_SESSION_OK) {
     cordon_buf_free(&xjson);
     return st;
   }
-  cordon_boundary *b = NULL;
-  st = read_current(s, full, &b, NULL, err);
-  if (st == CORDON_SESSION_OK) st = trial_apply(b, x, &out->preview, &bjson, err);
-  int64_t seq = st == CORDON_SESSION_OK ? next_seq(s, full) : -1;
-  if (st == CORDON_SESSION_OK && seq < 0) st = db_fail(s, err, "cannot read the session log");
-  if (st == CORDON_SESSION_OK) {
+  sqlite3_stmt *q;
+  int64_t base = -1;
+  if (sqlite3_prepare_v2(s->db, "SELECT revision FROM sessions WHERE id = ? AND removed_at IS NULL", -1, &q, NULL) == SQLITE_OK) {
+    sqlite3_bind_text(q, 1, full, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(q) == SQLITE_ROW) base = sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+  }
+  int64_t seq = next_seq(s, full);
+  if (base < 0 || seq < 0) {
+    st = base < 0 && seq >= 0 ? CORDON_SESSION_NOT_FOUND : db_fail(s, err, "cannot read the session");
+    if (st == CORDON_SESSION_NOT_FOUND) cordon_buf_printf(err, "no session %s", full);
+  } else {
     out->request = seq;
-    out->base_revision = cordon_boundary_revision(b);
+    out->base_revision = (uint64_t)base;
     if (run(s->db,
             "INSERT INTO log (session, seq, event, created_at, revision, body, justification) VALUES (?,?,'request',?,?,?,?)",
-            "tiiitt", full, seq, (int64_t)time(NULL), (int64_t)out->base_revision, cordon_buf_str(&xjson), justification) != SQLITE_OK)
+            "tiiitt", full, seq, (int64_t)time(NULL), base, cordon_buf_str(&xjson), justification) != SQLITE_OK)
       st = db_fail(s, err, "cannot store the request");
   }
-  cordon_boundary_free(b);
   cordon_buf_free(&xjson);
-  cordon_buf_free(&bjson);
   return finish(s, st, err, "cannot store the request");
 }
 
@@ -360,7 +487,8 @@ cordon_session_status cordon_session_settle(cordon_session_store *s, const char 
   cordon_boundary *b = NULL;
   cordon_expansion x = CORDON_EXPANSION_INIT;
   cordon_buf json = CORDON_BUF_INIT;
-  st = read_current(s, full, &b, NULL, err);
+  size_t size = 0;
+  st = read_current(s, full, &b, NULL, &size, err);
   if (st == CORDON_SESSION_OK) st = read_request(s, full, request, &x, out, err);
   if (st == CORDON_SESSION_OK && !out->already) {
     uint64_t rev = cordon_boundary_revision(b);
@@ -370,11 +498,12 @@ cordon_session_status cordon_session_settle(cordon_session_store *s, const char 
       snprintf(res.reason, sizeof res.reason, "denied");
     } else {
       cordon_buf why = CORDON_BUF_INIT;
-      st = trial_apply(b, &x, &res, &json, &why);
-      if (st == CORDON_SESSION_TOO_LARGE) {  /* recorded, so the request does not stay pending forever */
-        st = CORDON_SESSION_OK;
+      st = apply_delta(b, &x, &res, &json, &why);
+      if (st == CORDON_SESSION_OK && res.outcome == CORDON_ASSESS_APPLY && size + json.len > CORDON_BOUNDARY_JSON_MAX) {
+        /* Recorded as a conflict, so the request does not stay pending forever and the session still loads. */
         res.outcome = CORDON_ASSESS_CONFLICT;
-        snprintf(res.reason, sizeof res.reason, "%s", cordon_buf_str(&why) ? cordon_buf_str(&why) : "too large");
+        snprintf(res.reason, sizeof res.reason, "the boundary would be over %u bytes of JSON, the most a session keeps",
+                 CORDON_BOUNDARY_JSON_MAX);
       } else if (st != CORDON_SESSION_OK) {
         cordon_buf_puts(err, cordon_buf_str(&why) ? cordon_buf_str(&why) : "cannot assess the request");
       }
@@ -388,13 +517,13 @@ cordon_session_status cordon_session_settle(cordon_session_store *s, const char 
     int64_t now = (int64_t)time(NULL);
     if (st == CORDON_SESSION_OK &&
         run(s->db,
-            "INSERT INTO log (session, seq, event, created_at, revision, request, outcome, reason, detail) "
-            "VALUES (?,?,'settle',?,?,?,?,?,?)",
-            "tiiiittt", full, seq, now, (int64_t)out->revision, request, out->state, reason, out->detail) != SQLITE_OK)
+            "INSERT INTO log (session, seq, event, created_at, revision, request, outcome, body, reason, detail) "
+            "VALUES (?,?,'settle',?,?,?,?,?,?,?)",
+            "tiiiitttt", full, seq, now, (int64_t)out->revision, request, out->state,
+            strcmp(out->state, "approved") == 0 ? cordon_buf_str(&json) : NULL, reason, out->detail) != SQLITE_OK)
       st = db_fail(s, err, "cannot store the settlement");
     if (st == CORDON_SESSION_OK && strcmp(out->state, "approved") == 0 &&
-        run(s->db, "UPDATE sessions SET boundary = ?, revision = ?, updated_at = ? WHERE id = ?", "tiit", cordon_buf_str(&json),
-            (int64_t)out->revision, now, full) != SQLITE_OK)
+        run(s->db, "UPDATE sessions SET revision = ?, updated_at = ? WHERE id = ?", "iit", (int64_t)out->revision, now, full) != SQLITE_OK)
       st = db_fail(s, err, "cannot store the new revision");
   }
   cordon_boundary_free(b);
@@ -415,8 +544,7 @@ cordon_session_status cordon_session_set_kind(cordon_session_store *s, const cha
   if (st != CORDON_SESSION_OK) return st;
   cordon_boundary *b = NULL;
   cordon_session_info info;
-  cordon_buf json = CORDON_BUF_INIT;
-  st = read_current(s, full, &b, &info, err);
+  st = read_current(s, full, &b, &info, NULL, err);
   const char *want = cordon_boundary_kind_name(kind);
   if (st == CORDON_SESSION_OK) {
     if (strcmp(info.kind, "external") == 0) {
@@ -430,23 +558,21 @@ cordon_session_status cordon_session_set_kind(cordon_session_store *s, const cha
       st = CORDON_SESSION_REFUSED;
     }
   }
-  if (st == CORDON_SESSION_OK && cordon_boundary_next_revision(b) != CORDON_BOUNDARY_OK) {
+  if (st == CORDON_SESSION_OK && cordon_boundary_revision(b) >= (uint64_t)INT64_MAX) {
     cordon_buf_puts(err, "the revision cannot grow any further");
     st = CORDON_SESSION_REFUSED;
   }
-  if (st == CORDON_SESSION_OK) st = encode_boundary(b, &json, err);
   int64_t seq = st == CORDON_SESSION_OK ? next_seq(s, full) : -1;
   if (st == CORDON_SESSION_OK && seq < 0) st = db_fail(s, err, "cannot read the session log");
-  int64_t now = (int64_t)time(NULL), rev = st == CORDON_SESSION_OK ? (int64_t)cordon_boundary_revision(b) : 0;
+  int64_t now = (int64_t)time(NULL), rev = st == CORDON_SESSION_OK ? (int64_t)cordon_boundary_revision(b) + 1 : 0;
   if (st == CORDON_SESSION_OK &&
       (run(s->db, "INSERT INTO log (session, seq, event, created_at, revision, outcome) VALUES (?,?,'kind',?,?,?)", "tiiit", full, seq,
            now, rev, want) != SQLITE_OK ||
-       run(s->db, "UPDATE sessions SET boundary = ?, revision = ?, kind = ?, updated_at = ? WHERE id = ?", "titit",
-           cordon_buf_str(&json), rev, want, now, full) != SQLITE_OK))
+       run(s->db, "UPDATE sessions SET revision = ?, kind = ?, updated_at = ? WHERE id = ?", "itit", rev, want, now, full) !=
+           SQLITE_OK))
     st = db_fail(s, err, "cannot store the kind change");
   if (st == CORDON_SESSION_OK && revision) *revision = (uint64_t)rev;
   cordon_boundary_free(b);
-  cordon_buf_free(&json);
   return finish(s, st, err, "cannot store the kind change");
 }
 

@@ -39,7 +39,6 @@ static const char tables_sql[] =
     "  mode TEXT,"
     "  kind TEXT NOT NULL CHECK (kind IN ('managed', 'bypass', 'external')),"
     "  revision INTEGER NOT NULL CHECK (revision >= 0),"
-    "  boundary TEXT NOT NULL,"
     "  removed_at INTEGER);"
     "CREATE TABLE log ("
     "  session TEXT NOT NULL,"
@@ -49,14 +48,16 @@ static const char tables_sql[] =
     "  revision INTEGER NOT NULL CHECK (revision >= 0),"
     "  request INTEGER,"
     "  outcome TEXT CHECK (outcome IS NULL OR outcome IN ('approved', 'denied', 'conflict', 'noop', 'managed', 'bypass')),"
-    "  body TEXT,"           /* genesis/import: the boundary's JSON; request: the expansion's */
+    "  body TEXT,"           /* genesis/import: the boundary's JSON; request: the expansion; approved: what it added */
     "  justification TEXT,"
     "  reason TEXT,"         /* settle: the person's reason */
     "  detail TEXT,"         /* settle: the assessment's line; import: schema 1's reason */
     "  PRIMARY KEY (session, seq)) WITHOUT ROWID;"
     "CREATE UNIQUE INDEX log_settle_once ON log (session, request) WHERE event = 'settle';"
     "CREATE UNIQUE INDEX log_revision_once ON log (session, revision)"
-    "  WHERE event IN ('genesis', 'import', 'kind') OR (event = 'settle' AND outcome = 'approved');";
+    "  WHERE event IN ('genesis', 'import', 'kind') OR (event = 'settle' AND outcome = 'approved');"
+    "CREATE INDEX log_approved ON log (session, revision) WHERE event = 'settle' AND outcome = 'approved';"
+    "CREATE INDEX log_snapshots ON log (session, revision) WHERE event IN ('genesis', 'import');";
 
 /* Every rule holds for any client and statement, INSERT OR REPLACE included: REPLACE deletes without
  * firing delete triggers (unless recursive_triggers is on), so inserts are checked before they happen. */
@@ -87,11 +88,11 @@ static const char triggers_sql[] =
     "    OR NEW.workdir IS NOT OLD.workdir OR NEW.mode IS NOT OLD.mode"
     "  BEGIN SELECT RAISE(ABORT, 'a session''s identity does not change, and a removed one not at all'); END;"
     "CREATE TRIGGER sessions_revision BEFORE UPDATE ON sessions"
-    "  WHEN (NEW.revision IS NOT OLD.revision OR NEW.boundary IS NOT OLD.boundary OR NEW.kind IS NOT OLD.kind)"
+    "  WHEN (NEW.revision IS NOT OLD.revision OR NEW.kind IS NOT OLD.kind)"
     "    AND (NEW.revision IS NOT OLD.revision + 1 OR NOT EXISTS (SELECT 1 FROM log WHERE session = NEW.id"
     "      AND revision = NEW.revision AND (event = 'kind' AND outcome = NEW.kind"
     "        OR event = 'settle' AND outcome = 'approved' AND NEW.kind IS OLD.kind)))"
-    "  BEGIN SELECT RAISE(ABORT, 'a boundary changes only as revision + 1, with its log entry'); END;"
+    "  BEGIN SELECT RAISE(ABORT, 'a revision rises only by 1, with its log entry'); END;"
     "CREATE TRIGGER sessions_no_delete BEFORE DELETE ON sessions WHEN OLD.removed_at IS NULL"
     "  BEGIN SELECT RAISE(ABORT, 'a session is removed by cordon session rm'); END;";
 
@@ -261,7 +262,8 @@ static cordon_session_status check_integrity(cordon_session_store *s, cordon_buf
 }
 
 /* Schema 1 kept a full boundary per revision in `revisions`: its rows become genesis and import
- * events (kept whole, as they were), and new changes are stored as deltas. */
+ * events (kept whole, as they were: the last one is where a load starts), and new changes are stored
+ * as deltas. */
 static cordon_session_status migrate_v1(cordon_session_store *s, cordon_buf *err) {
   if (sqlite3_exec(s->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) != SQLITE_OK)
     return cordon_session_db_fail(s, err, "cannot migrate the session database");
@@ -273,8 +275,8 @@ static cordon_session_status migrate_v1(cordon_session_store *s, cordon_buf *err
       "ALTER TABLE sessions RENAME TO sessions_v1;"
       "ALTER TABLE revisions RENAME TO revisions_v1;";
   static const char fill_sql[] =
-      "INSERT INTO sessions (id, created_at, updated_at, workdir, mode, kind, revision, boundary)"
-      "  SELECT id, created_at, updated_at, workdir, mode, json_extract(boundary, '$.kind'), revision, boundary FROM sessions_v1;"
+      "INSERT INTO sessions (id, created_at, updated_at, workdir, mode, kind, revision)"
+      "  SELECT id, created_at, updated_at, workdir, mode, json_extract(boundary, '$.kind'), revision FROM sessions_v1;"
       "INSERT INTO log (session, seq, event, created_at, revision, body, detail)"
       "  SELECT session, revision, CASE revision WHEN 0 THEN 'genesis' ELSE 'import' END, created_at, revision, boundary, reason"
       "  FROM revisions_v1 ORDER BY session, revision;"
@@ -368,5 +370,6 @@ void cordon_session_close(cordon_session_store *s) {
   free(s->info_workdir);
   free(s->info_mode);
   free(s->info_kind);
+  cordon_boundary_free(s->cache);
   free(s);
 }

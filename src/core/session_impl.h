@@ -11,6 +11,11 @@ struct cordon_session_store {
   char *path;
   /* Strings handed out through cordon_session_info, valid until the next call on the store. */
   char *info_id, *info_workdir, *info_mode, *info_kind;
+  /* The last boundary rebuilt, so the next load replays only what was approved since (the log never
+   * changes behind it: triggers keep it append-only). */
+  char cache_id[CORDON_SESSION_ID_LEN + 1];
+  cordon_boundary *cache;
+  size_t cache_size;
   int64_t busy_since_ms;  /* when the current wait for the write lock began */
   uint64_t rng;           /* for the jitter of those waits, so queued writers do not wake in step */
 };
