@@ -292,6 +292,7 @@ function M.build(t)
   if env_mode ~= "sanitized" and env_mode ~= "all" then return bad("env must be sanitized or all") end
   req.env_mode = env_mode
   req.environ = t.environ
+  req.state_dir = t.state_dir  -- a session store's --state-dir: the final rules deny it (protect.lua)
   req.env_pass = append(append({}, values.env_pass or {}), t.env_pass or {})
 
   -- The match context the permission profile is resolved against.
