@@ -8,6 +8,7 @@
  *   local s = store:settle(id, r.request, "allow", "ok")             -- s.state, s.revision, s.already
  *   local b, info = store:load(id)                                   -- the current boundary
  */
+#include "core/record.h"
 #include "core/session.h"
 #include "lua/lboundary.h"
 #include "lua/lutil.h"
@@ -36,6 +37,8 @@ static int fail(lua_State *L, cordon_session_status st, cordon_buf *err) {
 }
 
 static int l_open(lua_State *L) {
+  /* A session's boundary changes between runs without any file the run cache watches changing. */
+  cordon_record_taint("cordon.c.session: a session's boundary is read from its store");
   size_t n;
   const char *path = cordon_lua_checkstring(L, 1);
   n = strlen(path);
