@@ -495,7 +495,7 @@ cordon_session_status cordon_session_settle(cordon_session_store *s, const char 
     cordon_assess_result res = {CORDON_ASSESS_CONFLICT, ""};
     if (!allow) {
       out->state = "denied";
-      snprintf(res.reason, sizeof res.reason, "denied");
+      snprintf(res.reason, sizeof res.reason, "refused by the person settling it");
     } else {
       cordon_buf why = CORDON_BUF_INIT;
       st = apply_delta(b, &x, &res, &json, &why);

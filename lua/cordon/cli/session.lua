@@ -104,7 +104,9 @@ local function failer(opts)
   return function(msg, code)
     msg = tostring(msg)
     code = code or msg:match("^([%w_]+): ") or "invalid"
-    if code == "corrupt" and not msg:find("hint", 1, true) then msg = msg .. " (hint: see docs/model.md, Sessions)" end
+    if code == "corrupt" and not msg:find("move it aside", 1, true) then
+      msg = msg .. " (hint: the store is damaged; see docs/model.md, \"Sessions\")"
+    end
     if opts and opts.json then
       io.stdout:write(json { error = { code = code, message = msg } })
       return cli.EXIT_ERROR
