@@ -599,7 +599,8 @@ cordon_session_status cordon_session_log(cordon_session_store *s, const char *id
   if (sqlite3_prepare_v2(s->db,
                          "SELECT l.seq, l.event, l.created_at, l.revision, l.request, "
                          "  CASE l.event WHEN 'request' THEN COALESCE(t.outcome, 'pending') ELSE l.outcome END, "
-                         "  CASE l.event WHEN 'request' THEN l.body END, l.justification, l.reason, l.detail "
+                         "  CASE l.event WHEN 'request' THEN l.body END, l.justification, COALESCE(l.reason, t.reason), "
+                         "  COALESCE(l.detail, t.detail), t.created_at, t.revision "
                          "FROM log l LEFT JOIN log t ON l.event = 'request' AND t.session = l.session AND t.event = 'settle' "
                          "  AND t.request = l.seq "
                          "WHERE l.session = ? AND l.seq > ? AND (? = 0 OR (l.event = 'request' AND t.outcome IS NULL)) "
@@ -621,7 +622,9 @@ cordon_session_status cordon_session_log(cordon_session_store *s, const char *id
                               col_text(q, 6),
                               col_text(q, 7),
                               col_text(q, 8),
-                              col_text(q, 9)};
+                              col_text(q, 9),
+                              sqlite3_column_type(q, 10) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 10),
+                              sqlite3_column_type(q, 11) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 11)};
     fn(&e, ud);
   }
   sqlite3_finalize(q);

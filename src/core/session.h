@@ -115,8 +115,10 @@ typedef struct {
   const char *state;          /* request: pending|approved|noop|denied|conflict; settle: its outcome; kind: the kind */
   const char *expansion;      /* request: the expansion's JSON; else NULL */
   const char *justification;  /* request; else NULL */
-  const char *reason;         /* settle: the person's reason (may be NULL) */
-  const char *detail;         /* settle: the assessment; import: schema 1's reason */
+  const char *reason;         /* settle, and a settled request: the person's reason (may be NULL) */
+  const char *detail;         /* settle, and a settled request: the assessment; import: schema 1's reason */
+  int64_t settled_at;         /* a settled request: when; else -1 */
+  int64_t result_revision;    /* a settled request: the session's revision once settled; else -1 */
 } cordon_session_event;
 
 /* Calls `fn` for the events after `since` (a seq; -1 for all), oldest first, at most `limit` of them

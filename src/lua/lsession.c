@@ -217,6 +217,8 @@ static void log_one(const cordon_session_event *e, void *ud) {
   set_str(L, "justification", e->justification);
   set_str(L, "reason", e->reason);
   set_str(L, "detail", e->detail);
+  if (e->settled_at >= 0) set_int(L, "settled_at", e->settled_at);
+  if (e->result_revision >= 0) set_int(L, "result_revision", e->result_revision);
   lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
 }
 
