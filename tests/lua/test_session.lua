@@ -91,6 +91,12 @@ t.test("hostile paths are refused by the Lua API and nothing is stored", functio
   t.ok(not pcall(store.request, store, id .. "\0zz", { network = "enabled" }, "why"), "NUL in the id")
   t.ok(not pcall(store.request, store, id, { network = "enabled" }, "why\0not"), "NUL in the justification")
   t.ok(not pcall(store.settle, store, id, 1, "allow", "ok\0"), "NUL in the reason")
+  local pending = assert(store:request(id, { network = "enabled" }, "probe"))
+  t.ok(not pcall(store.settle, store, id, pending.request, "allow\0evil"), "NUL in the verdict: never read as allow")
+  t.ok(not pcall(store.set_kind, store, id, "bypass\0x"), "NUL in the kind")
+  t.eq(select(2, store:load(id)).pending, 1, "the probe is still pending")
+  assert(store:settle(id, pending.request, "deny"))
+  before = before + 2
   t.ok(not pcall(session.open, { state_dir = "/tmp\0/x" }) or select(3, session.open { state_dir = "/tmp\0/x" }) == "invalid",
     "NUL in the state dir")
   t.fails("invalid", store:request(id, { network = "enabled" }, ""))
