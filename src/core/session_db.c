@@ -208,7 +208,7 @@ static cordon_session_status create_file(const char *path, cordon_buf *err) {
   if (rc == SQLITE_OK) rc = sqlite3_exec(db, triggers_sql, NULL, NULL, NULL);
   if (rc == SQLITE_OK) rc = sqlite3_exec(db, "PRAGMA user_version = 2; COMMIT", NULL, NULL, NULL);
   if (rc != SQLITE_OK) {
-    cordon_buf_printf(err, "cannot create %s: %s", path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    cordon_buf_printf(err, "cannot create %s: %s (is the state directory read-only?)", path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
     st = rc == SQLITE_NOMEM ? CORDON_SESSION_NOMEM : CORDON_SESSION_IO_ERROR;
   }
   sqlite3_close(db);

@@ -189,6 +189,17 @@ else
 fi
 if [ $rc -eq 125 ] && grep -q "read-only" <<<"$err"; then ok; else bad "a read-only state directory (rc=$rc: $err)"; fi
 expect "the read-only store is unchanged" cmp -s "$tmp/rostate/sessions.db" "$tmp/good.db"
+# And a read-only state directory without a store yet: no store appears anywhere.
+mkdir -p "$tmp/roempty"
+if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
+  err=$(unshare -m bash -c 'mount --bind -o ro "$1" "$1" && "$2" session list --state-dir "$1"' _ "$tmp/roempty" "$CORDON" 2>&1); rc=$?
+else
+  chmod 0500 "$tmp/roempty"
+  err=$("$CORDON" session list --state-dir "$tmp/roempty" 2>&1); rc=$?
+  chmod 0700 "$tmp/roempty"
+fi
+if [ $rc -eq 125 ] && grep -q "read-only" <<<"$err"; then ok; else bad "a read-only empty state directory (rc=$rc: $err)"; fi
+expect "nothing was created in it" [ -z "$(ls -A "$tmp/roempty")" ]
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
