@@ -121,8 +121,33 @@ static cordon_session_info info_row(sqlite3_stmt *q, bool with_pending) {
                                with_pending ? sqlite3_column_int64(q, 7) : -1};
 }
 
+/* Replays one stored delta as what only settle writes: an expansion assessed "apply" against the
+ * boundary before it, every grant of it new. A delta that conflicts, adds nothing or skips a revision
+ * (a row forged past the triggers) fails here, so a boundary is never more than its assessed history. */
+static cordon_boundary_status replay_assessed(cordon_boundary *b, const cordon_expansion *x, int64_t rev, cordon_buf *why) {
+  uint64_t at = cordon_boundary_revision(b);
+  cordon_boundary_status bs = CORDON_BOUNDARY_OK;
+  if (rev < 1 || (uint64_t)rev <= at) {
+    cordon_buf_puts(why, "it is not above the revision before it");
+    return CORDON_BOUNDARY_INVALID_JSON;
+  }
+  if (at + 1 < (uint64_t)rev) bs = cordon_boundary_replay(b, NULL, (uint64_t)rev - 1);  /* kind changes in between */
+  if (bs != CORDON_BOUNDARY_OK) return bs;
+  size_t before = cordon_profile_entry_count(cordon_boundary_profile(b));
+  cordon_assess_result res;
+  bs = cordon_boundary_apply(b, x, &res);
+  if (bs == CORDON_BOUNDARY_CONFLICT) cordon_buf_printf(why, "it conflicts: %s", res.reason);
+  if (bs != CORDON_BOUNDARY_OK) return bs;
+  if (res.outcome != CORDON_ASSESS_APPLY ||
+      cordon_profile_entry_count(cordon_boundary_profile(b)) - before != x->count) {
+    cordon_buf_printf(why, "it is not a change the boundary lacked (%s)", res.reason);
+    return CORDON_BOUNDARY_INVALID_JSON;
+  }
+  return CORDON_BOUNDARY_OK;
+}
+
 /* The current boundary of `full` at revision `rev`: the last snapshot in its log (genesis, or schema 1's
- * last import) plus every approved delta after it, replayed in order; a kind change after the last
+ * last import) plus every approved delta after it, assessed again and applied in order; a kind change after the last
  * delta only moves the revision. `size` receives the JSON bytes this adds up to (the size cap's
  * measure). A log that does not add up to its row is damage, and never loaded as a boundary. */
 static cordon_session_status rebuild(cordon_session_store *s, const char *full, int64_t rev, const char *kind,
@@ -185,7 +210,7 @@ static cordon_session_status rebuild(cordon_session_store *s, const char *full, 
       cordon_expansion x = CORDON_EXPANSION_INIT;
       cordon_buf_reset(&why);
       cordon_boundary_status bs = cordon_expansion_decode(json ? json : "", json ? n : 0, &x, &why);
-      if (bs == CORDON_BOUNDARY_OK) bs = cordon_boundary_replay(b, &x, (uint64_t)sqlite3_column_int64(q, 1));
+      if (bs == CORDON_BOUNDARY_OK) bs = replay_assessed(b, &x, sqlite3_column_int64(q, 1), &why);
       if (bs == CORDON_BOUNDARY_NOMEM) st = CORDON_SESSION_NOMEM;
       else if (bs != CORDON_BOUNDARY_OK) {
         cordon_buf_printf(err, "session %s: the change stored for revision %lld does not replay: %s", full,

@@ -151,6 +151,36 @@ static void a_log_that_does_not_add_up_is_corrupt_never_loaded(void **state) {
   cordon_buf_free(&err);
 }
 
+static void a_forged_approval_is_corrupt_because_it_does_not_assess(void **state) {
+  (void)state;
+  char id[CORDON_SESSION_ID_LEN + 1];
+  populate(id, 0);
+  sqlite3 *raw = NULL;
+  assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+  char sql[1024];
+  /* Past the triggers, a request and an approval that would make .git writable: settle would have
+   * assessed it a conflict, so a load must not take it either. */
+  snprintf(sql, sizeof sql,
+           "DROP TRIGGER log_at_the_end; DROP TRIGGER log_revision_once; DROP TRIGGER sessions_revision;"
+           "INSERT INTO log (session, seq, event, created_at, revision, body, justification) VALUES ('%s', 3, 'request', 0, 1,"
+           " '{\"filesystem\":[{\"path\":\"/w/.git/hooks\",\"access\":\"write\",\"scope\":\"subtree\"}]}', 'x');"
+           "INSERT INTO log (session, seq, event, created_at, revision, request, outcome, body) VALUES ('%s', 4, 'settle', 0, 2, 3,"
+           " 'approved', '{\"filesystem\":[{\"path\":\"/w/.git/hooks\",\"access\":\"write\",\"scope\":\"subtree\"}]}');"
+           "UPDATE sessions SET revision = 2 WHERE id = '%s';",
+           id, id, id);
+  assert_int_equal(sqlite3_exec(raw, sql, NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(raw);
+  cordon_buf err = CORDON_BUF_INIT;
+  cordon_session_store *s = NULL;
+  assert_int_equal(cordon_session_open(db, &s, &err), CORDON_SESSION_OK);
+  cordon_boundary *b = NULL;
+  assert_int_equal(cordon_session_load(s, id, &b, NULL, &err), CORDON_SESSION_CORRUPT);
+  assert_null(b);
+  assert_non_null(strstr(cordon_buf_str(&err), "conflicts"));
+  cordon_session_close(s);
+  cordon_buf_free(&err);
+}
+
 static void write_file(const char *bytes, size_t n) {
   FILE *f = fopen(db, "wb");
   assert_non_null(f);
@@ -362,6 +392,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(every_statement_that_would_rewrite_history_is_refused_by_the_database, setup, teardown),
       cmocka_unit_test_setup_teardown(a_log_that_does_not_add_up_is_corrupt_never_loaded, setup, teardown),
+      cmocka_unit_test_setup_teardown(a_forged_approval_is_corrupt_because_it_does_not_assess, setup, teardown),
       cmocka_unit_test_setup_teardown(an_empty_file_is_an_error_never_a_fresh_database, setup, teardown),
       cmocka_unit_test_setup_teardown(a_garbage_file_is_an_error, setup, teardown),
       cmocka_unit_test_setup_teardown(a_sqlite_file_of_someone_else_is_an_error, setup, teardown),
