@@ -210,7 +210,11 @@ static cordon_session_status rebuild(cordon_session_store *s, const char *full, 
       cordon_expansion x = CORDON_EXPANSION_INIT;
       cordon_buf_reset(&why);
       cordon_boundary_status bs = cordon_expansion_decode(json ? json : "", json ? n : 0, &x, &why);
-      if (bs == CORDON_BOUNDARY_OK) bs = replay_assessed(b, &x, sqlite3_column_int64(q, 1), &why);
+      /* From the snapshot every delta is assessed again; catching up from this store's own cache, the few
+       * deltas since are taken as the settles that wrote them left them (the next fresh load checks them). */
+      if (bs == CORDON_BOUNDARY_OK)
+        bs = cached ? cordon_boundary_replay(b, &x, (uint64_t)sqlite3_column_int64(q, 1))
+                    : replay_assessed(b, &x, sqlite3_column_int64(q, 1), &why);
       if (bs == CORDON_BOUNDARY_NOMEM) st = CORDON_SESSION_NOMEM;
       else if (bs != CORDON_BOUNDARY_OK) {
         cordon_buf_printf(err, "session %s: the change stored for revision %lld does not replay: %s", full,

@@ -39,7 +39,10 @@ expect "each revision 1..N was made by exactly one settle" \
 expect "no request is left pending" [ "$(json_get 'len(d["pending"])' <<<"$js")" = 0 ]
 p99s=$(awk '{print $6}' "$tmp"/w*.out | sort -n | tail -1)
 echo "# $((WORKERS * ROUNDS)) request+settle pairs by $WORKERS processes in $ms ms (worst worker p99 $p99s ms)"
-expect "bounded in time (< 60 s)" [ "$ms" -lt 60000 ]
+# < 60 s; ASan+UBSan builds run the same work some 2-3x slower.
+limit=60000
+[ -n "${CORDON_SANITIZED:-}" ] && limit=150000
+expect "bounded in time (< $((limit / 1000)) s)" [ "$ms" -lt "$limit" ]
 
 # Through the CLI: request and settle are separate processes, racing with the other writers.
 cid=$("$CORDON" session new --mode explore --workdir "$tmp/ws" --json | json_get 'd["id"]')
