@@ -5,7 +5,9 @@ pkgs=(cmake make gcc clang pkg-config git liblua5.4-dev lua5.4 libyaml-dev libja
       libseccomp-dev libedit-dev libbsd-dev libmd-dev libncurses-dev libsqlite3-dev libclang-rt-14-dev python3
       util-linux passwd musl-tools
       # the enforcement tests run what a developer runs, and attack through it (tests/enforce/)
-      tmux openssh-client lsof procps attr keyutils python3-pip python3-setuptools nodejs cargo)
+      tmux openssh-client lsof procps attr keyutils python3-pip python3-setuptools nodejs cargo
+      # the installed man page and completions are rendered and run (tests/cli/test_install.sh)
+      groff-base zsh fish)
 [ "${1:-}" = "--bench" ] && pkgs+=(bubblewrap hyperfine)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/test.sh — install what is missing, build, and run every test: once normally, once under
-# AddressSanitizer + UndefinedBehaviorSanitizer, then the fuzz targets for a bounded time.
+# AddressSanitizer + UndefinedBehaviorSanitizer, once without the Linux backend (the portable build),
+# then the fuzz targets for a bounded time.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -14,6 +15,10 @@ bash scripts/build.sh build
 echo "== build and test (ASan + UBSan)"
 bash scripts/build.sh build-san -DCORDON_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 (cd build-san && ctest --output-on-failure -j"$jobs")
+
+echo "== build and test without the Linux backend (what a macOS build compiles: docs/install.md)"
+bash scripts/build.sh build-portable -DCORDON_WITH_LINUX=OFF -DCMAKE_BUILD_TYPE=Debug
+(cd build-portable && ctest --output-on-failure -j"$jobs")
 
 if ls tests/fuzz/fuzz_*.c >/dev/null 2>&1; then
   echo "== fuzz (bounded)"

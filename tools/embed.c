@@ -124,10 +124,7 @@ static void emit_table(FILE *o, const char *root, const char *table, int lua_nam
   }
   fprintf(o, "const cordon_embedded_file %s[] = {\n", table);
   for (size_t i = 0; i < l.n; i++) {
-    if (!lens[i]) {
-      free(l.names[i]);
-      continue;
-    }
+    if (!lens[i]) continue;
     char name[4096];
     if (lua_names) module_name(l.names[i], name, sizeof name);
     else snprintf(name, sizeof name, "%s", l.names[i]);
@@ -135,9 +132,20 @@ static void emit_table(FILE *o, const char *root, const char *table, int lua_nam
       fprintf(o, "  {\"%s\", %s_%zu, %zu, %s_bc_%zu, %zu},\n", name, table, i, lens[i] - 1, table, i, bclens[i]);
     else
       fprintf(o, "  {\"%s\", %s_%zu, %zu, 0, 0},\n", name, table, i, lens[i] - 1);
-    free(l.names[i]);
   }
   fprintf(o, "  {0, 0, 0, 0, 0}\n};\n");
+  /* luaopen_cordon_<sub>: what stock Lua's all-in-one loader looks for in cordon.so when a script
+   * requires "cordon.<sub>" before (or without) "cordon" */
+  for (size_t i = 0; lua_names && i < l.n; i++) {
+    if (!lens[i]) continue;
+    char name[4096], fn[4096];
+    module_name(l.names[i], name, sizeof name);
+    if (strcmp(name, "cordon") == 0 || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_.") != strlen(name)) continue;
+    snprintf(fn, sizeof fn, "%s", name);
+    for (char *p = fn; *p; p++) if (*p == '.') *p = '_';
+    fprintf(o, "int luaopen_%s(struct lua_State *L) { return cordon_lua_open_submodule(L, \"%s\"); }\n", fn, name);
+  }
+  for (size_t i = 0; i < l.n; i++) free(l.names[i]);
   free(lens);
   free(bclens);
   free(l.names);

@@ -181,10 +181,7 @@ end
 -- An appended profile: SBPL text as is, or a restricted Lua profile script compiled to IR and written.
 local function appended_text(path, req)
   if path:sub(-4) == ".lua" then
-    local ok, luaprofile = pcall(require, "cordon.luaprofile")
-    if not ok or type(luaprofile) ~= "table" or type(luaprofile.load) ~= "function" then
-      return nil, "invalid_request: this build cannot run Lua profile scripts (" .. path .. ")", "invalid_request"
-    end
+    local luaprofile = require "cordon.luaprofile"
     -- The script sees the policy's own view: HOME and workdir as the target platform names them.
     local rules, err, code = luaprofile.load(path, { home = req.home, workdir = req.workdir, platform = req.platform })
     if not rules then return nil, err, code end
@@ -208,10 +205,7 @@ local function env_defaults(tree, sel)
 end
 
 local function build_env(req, defaults, set)
-  local ok, env = pcall(require, "cordon.env")
-  if not ok or type(env) ~= "table" or type(env.build) ~= "function" then
-    return { mode = req.env_mode, vars = nil, unavailable = true }
-  end
+  local env = require "cordon.env"  -- own modules are plain requires: their failure is cordon's
   return env.build { mode = req.env_mode, pass = req.env_pass, defaults = defaults, set = set, environ = req.environ }
 end
 
@@ -243,6 +237,7 @@ end
 local parsed = setmetatable({}, { __mode = "k" })
 local Assembled = {}
 Assembled.__index = Assembled
+Assembled.__name = "cordon.Assembled"  -- how the REPL names it (:help Assembled:decide)
 M.Assembled = Assembled
 
 -- The assembled text parsed with its parameters, as a cordon.Policy (parsed once, on first use).
@@ -307,6 +302,10 @@ end
 -- cordon.request. Returns the "Assembled policy" table of docs/architecture.md (with the methods of
 -- M.Assembled: policy, decide, locate), or nil, message, code.
 function M.assemble(opts)
+  -- misuse raises, at the caller's line (a number here would otherwise fail deep in request.lua)
+  if opts ~= nil and type(opts) ~= "table" then
+    error("cordon.assemble: expected a request table or nil, got " .. type(opts), 2)
+  end
   local req, err, code = require("cordon.request").build(opts)
   if not req then return nil, err, code end
   local tree

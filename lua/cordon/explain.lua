@@ -14,8 +14,8 @@ end
 
 -- The Linux plan, from cordon.c.linux when this build has a describe function. Returns data, text.
 local function linux_plan(policy)
-  local ok, linux = pcall(require, "cordon.c.linux")
-  if not ok or type(linux) ~= "table" or type(linux.describe) ~= "function" then return nil end
+  if not package.preload["cordon.c.linux"] then return nil end  -- a build without the Linux backend
+  local linux = require "cordon.c.linux"
   local res, err = linux.describe(policy)
   if res == nil then return { error = err } end
   if type(res) == "string" then return { text = res } end
@@ -53,7 +53,6 @@ function M.from_policy(policy)
     home = policy.request.home,
     git_pointer = policy.git_pointer,
     config_files = config_files(policy.config or {}),
-    config_unavailable = (policy.config or {}).unavailable or nil,
     profile = policy.profile_name,
     profile_source = policy.profile_source,
     network = policy.network,
@@ -106,6 +105,9 @@ end
 
 -- cordon.explain{…}: assembles with the same options as cordon.assemble and returns the data.
 function M.explain(opts)
+  if opts ~= nil and type(opts) ~= "table" then
+    error("cordon.explain: expected a request table or nil, got " .. type(opts), 2)
+  end
   local policy, err, code = require("cordon.assemble").assemble(opts)
   if not policy then return nil, err, code end
   return M.from_policy(policy)
@@ -142,8 +144,7 @@ function M.render(d)
     end
   end
   p("  config files:")
-  if d.config_unavailable then p("    (configuration support is not in this build)") end
-  if #d.config_files == 0 and not d.config_unavailable then p("    (none read: --no-config)") end
+  if #d.config_files == 0 then p("    (none read: --no-config)") end
   for _, f in ipairs(d.config_files) do p("    %-8s %s: %s", f.kind or "?", f.path, f.state) end
   p("  permission profile: %s (source: %s)", d.profile, d.profile_source)
   if d.network then p("  network: %s (source: %s)", d.network, d.network_source or "permission profile") end

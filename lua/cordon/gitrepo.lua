@@ -82,6 +82,19 @@ local function common_of(gitdir)
   return gitdir
 end
 
+-- Whether git itself made the link of a repository found through a gitfile (`repo` from discover), so
+-- that what it names may be granted: a worktree's git directory names the gitfile back (its own
+-- "gitdir" file, outside every writable root), a submodule's lies in .git/modules of a repository
+-- above it. A gitfile written by an earlier run ("gitdir: $HOME") is neither.
+function M.linked_by_git(repo)
+  if not repo.pointer then return true end  -- a .git directory: no link to trust
+  if not repo.gitdir then return false end
+  local back = read_line(repo.gitdir .. "/gitdir")
+  if back and back ~= "" and real(back) == real(repo.pointer) then return true end
+  local super = repo.gitdir:match("^(.*)/%.git/modules/.")
+  return super ~= nil and within(super == "" and "/" or super, repo.top)
+end
+
 -- Finds the repository `dir` belongs to. `untrusted` lists the writable roots: a gitfile inside one is
 -- reported (pointer_planted) but not followed. Returns nil, or
 -- { top, gitdir, common, bare = false, pointer = gitfile path or nil, pointer_planted = bool }.
@@ -151,10 +164,6 @@ local function needs_parse(text)
   return false
 end
 
-local function parser()
-  local ok, gc = pcall(require, "cordon.c.gitconfig")
-  if ok and type(gc) == "table" and type(gc.parse) == "function" then return gc end
-end
 
 -- The path a command value starts with, when it names one ("~/bin/x --flag", "/opt/fsm", "tools/x"):
 -- the first word, unquoted; a bare name is found on PATH and names nothing here.
@@ -196,11 +205,7 @@ local function read_config(path, ctx, repo, depth, found)
   if not text and code == "permission_denied" then return true end
   if not text then return nil, "config_error: cannot read the git config " .. path .. ": " .. tostring(err), "config_error" end
   if not needs_parse(text) then return true end
-  local gc = parser()
-  if not gc then
-    return nil, "backend_not_available: cannot read the git config " .. path .. ": this build has no cordon.c.gitconfig, "
-      .. "which cordon needs to keep its hooksPath and include targets read-only", "backend_not_available"
-  end
+  local gc = require "cordon.c.gitconfig"
   local entries, perr = gc.parse(text)
   if not entries then
     return nil, "config_error: " .. path .. ": " .. tostring(perr):gsub("^parse_error:%s*", ""), "config_error"

@@ -26,21 +26,41 @@ local entry = {
   explain = { "cordon.explain", "explain" },
 }
 
+local function load(t, k)
+  local name = lazy[k]
+  if name then
+    local mod = require(name)
+    rawset(t, k, mod)
+    return mod
+  end
+  local e = entry[k]
+  if e then
+    local fn = require(e[1])[e[2]]
+    rawset(t, k, fn)
+    return fn
+  end
+end
+
+-- pairs(cordon) names every submodule and entry point, loading each as it comes (the REPL shows them
+-- all, and Tab completes them, before anything has touched them).
+local function every(t)
+  local names = {}
+  for k in next, t do names[#names + 1] = k end
+  for k in pairs(lazy) do if rawget(t, k) == nil then names[#names + 1] = k end end
+  for k in pairs(entry) do if rawget(t, k) == nil then names[#names + 1] = k end end
+  table.sort(names)
+  local i = 0
+  return function()
+    i = i + 1
+    local k = names[i]
+    if k ~= nil then return k, t[k] end
+  end, t, nil
+end
+
 setmetatable(M, {
-  __index = function(t, k)
-    local name = lazy[k]
-    if name then
-      local mod = require(name)
-      rawset(t, k, mod)
-      return mod
-    end
-    local e = entry[k]
-    if e then
-      local fn = require(e[1])[e[2]]
-      rawset(t, k, fn)
-      return fn
-    end
-  end,
+  __name = "cordon",
+  __pairs = every,
+  __index = load,
 })
 
 return M

@@ -403,10 +403,7 @@ function M.final_rules(req, ops)
   local dir = cfg.dir
   if not dir then
     -- No config was read (--no-config): still protect where it would be read from next time.
-    local ok, config = pcall(require, "cordon.config")
-    if ok and type(config) == "table" and type(config.config_dir) == "function" then
-      dir = config.config_dir(req.host_home or req.home, req.environ or require("cordon.c.sys").environ())
-    end
+    dir = require("cordon.config").config_dir(req.host_home or req.home, req.environ or require("cordon.c.sys").environ())
   end
   if dir then add("subpath", mapped(dir)) end
   for _, path in ipairs(cfg.protect or {}) do add(path == cfg.dir and "subpath" or "literal", mapped(path)) end

@@ -110,16 +110,7 @@ local function git_pointer(workdir)
   return pointer
 end
 
-local function legacy_modes()
-  local ok, legacy = pcall(require, "cordon.legacy")
-  if ok and type(legacy) == "table" and type(legacy.modes) == "table" then return legacy.modes end
-  return {
-    explore = "read-only", ask = "workspace-write", execute = "workspace-write", bypass = "danger-full-access",
-    ["read-only"] = "read-only", ["workspace-write"] = "workspace-write",
-    ["danger-full-access"] = "danger-full-access", suggest = "read-only", ["auto-edit"] = "workspace-write",
-    ["full-auto"] = "workspace-write",
-  }
-end
+local function legacy_modes() return require("cordon.legacy").modes end
 
 M.PROFILES = { "read-only", "workspace-write", "danger-full-access" }
 
@@ -153,10 +144,7 @@ end
 
 -- Loads ~/.config/cordon/config.yaml and (when trusted) <workdir>/.cordon.yaml through cordon.config.
 local function load_config(home, workdir, trust, writable_roots, environ)
-  local ok, config = pcall(require, "cordon.config")
-  if not ok or type(config) ~= "table" or type(config.load) ~= "function" then
-    return { files = {}, values = {}, unavailable = true }
-  end
+  local config = require "cordon.config"  -- a config that cannot be read is an error, never "no config"
   return config.load { home = home, workdir = workdir, trust_workdir_config = trust,
                        writable_roots = writable_roots, environ = environ }
 end

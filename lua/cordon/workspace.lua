@@ -86,6 +86,10 @@ function M.find(o)
     elseif repo.pointer_planted then
       out.notes[#out.notes + 1] = "the enclosing repository's " .. repo.pointer .. " lies inside the writable root "
         .. repo.pointer_planted .. ", where it could have been planted: what it names is not granted"
+    elseif not gitrepo.linked_by_git(repo) then
+      out.notes[#out.notes + 1] = "the enclosing repository's " .. repo.pointer .. " names " .. repo.gitdir
+        .. ", which is neither a worktree's git directory naming it back nor a submodule's under .git/modules"
+        .. ": what it names is not granted (an earlier run could have written it)"
     elseif forbidden(repo.top) then
       local what = repo.top == home and "HOME" or repo.top
       grant(repo.common, "git directory", "the repository enclosing the workdir has its top at " .. what

@@ -6,10 +6,12 @@
  * answer again. Anything else is a miss, and a miss is the ordinary, always-correct Lua path. */
 #include "cli/fastpath.h"
 
+#if CORDON_WITH_LINUX
 #include "backend/linux/landlock.h"
 #include "backend/linux/linux.h"
 #include "backend/linux/runcache.h"
 #include "backend/linux/seccomp.h"
+#endif
 #include "core/record.h"
 
 #include <lauxlib.h>
@@ -22,13 +24,15 @@ extern char **environ;
 
 static char *armed_key;  /* the key of a miss, until fastpath_arm hands it to the recorder */
 
+#if CORDON_WITH_LINUX
 static void trace(const char *what, const char *why) {
   if (getenv("CORDON_TRACE")) fprintf(stderr, "cordon: run-cache: %s%s%s%s\n", what, why ? " (" : "", why ? why : "",
                                       why ? ")" : "");
 }
+#endif
 
 int cordon_fastpath_run(int argc, char **argv) {
-#ifndef __linux__
+#if !CORDON_WITH_LINUX  /* the run cache belongs to the Linux backend */
   (void)argc, (void)argv;
   return -1;
 #else

@@ -35,8 +35,8 @@ static int boot(lua_State *L) {
   lua_pushstring(L, "cordon.cli");
   lua_call(L, 1, 1);
   lua_getfield(L, -1, "main");
-  lua_createtable(L, argc, 0);
-  for (int i = 1; i < argc; i++) {
+  lua_createtable(L, argc, 1);
+  for (int i = 0; i < argc; i++) {  /* [0] is the program, for a script's arg table (cli/script.lua) */
     lua_pushstring(L, argv[i]);
     lua_rawseti(L, -2, i);
   }

@@ -2,6 +2,7 @@
 #include "core/record.h"
 
 #include "core/path.h"
+#include "core/stat_time.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -109,8 +110,8 @@ void cordon_record_stat_digest(int rc, int err, const struct stat *st, cordon_bu
    * command writes in the workdir); what the Lua half learns about entries it learns through listdir or
    * a stat of the entry, each recorded on its own. */
   if (!S_ISDIR(st->st_mode))
-    cordon_buf_printf(out, " s%lld m%lld.%09ld", (long long)st->st_size, (long long)st->st_mtim.tv_sec,
-                      (long)st->st_mtim.tv_nsec);
+    cordon_buf_printf(out, " s%lld m%lld.%09ld", (long long)st->st_size, (long long)CORDON_ST_MTIM(st).tv_sec,
+                      (long)CORDON_ST_MTIM(st).tv_nsec);
 }
 
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -175,8 +176,8 @@ void cordon_record_file_digest(int err, const struct stat *st, bool too_large, c
   }
   cordon_buf_printf(out, "t%o d%llu i%llu s%lld m%lld.%09ld c%lld.%09ld%s", (unsigned)st->st_mode,
                     (unsigned long long)st->st_dev, (unsigned long long)st->st_ino, (long long)st->st_size,
-                    (long long)st->st_mtim.tv_sec, (long)st->st_mtim.tv_nsec, (long long)st->st_ctim.tv_sec,
-                    (long)st->st_ctim.tv_nsec, too_large ? " big" : "");
+                    (long long)CORDON_ST_MTIM(st).tv_sec, (long)CORDON_ST_MTIM(st).tv_nsec, (long long)CORDON_ST_CTIM(st).tv_sec,
+                    (long)CORDON_ST_CTIM(st).tv_nsec, too_large ? " big" : "");
 }
 
 void cordon_record_dir_digest(int rc, int err, const struct stat *st, cordon_buf *out) {
@@ -185,15 +186,15 @@ void cordon_record_dir_digest(int rc, int err, const struct stat *st, cordon_buf
     return;
   }
   cordon_buf_printf(out, "t%o d%llu i%llu m%lld.%09ld c%lld.%09ld", (unsigned)st->st_mode, (unsigned long long)st->st_dev,
-                    (unsigned long long)st->st_ino, (long long)st->st_mtim.tv_sec, (long)st->st_mtim.tv_nsec,
-                    (long long)st->st_ctim.tv_sec, (long)st->st_ctim.tv_nsec);
+                    (unsigned long long)st->st_ino, (long long)CORDON_ST_MTIM(st).tv_sec, (long)CORDON_ST_MTIM(st).tv_nsec,
+                    (long long)CORDON_ST_CTIM(st).tv_sec, (long)CORDON_ST_CTIM(st).tv_nsec);
 }
 
 bool cordon_record_racy(const struct stat *st) {
   struct timespec now;
   if (clock_gettime(CLOCK_REALTIME, &now) != 0) return true;
-  long long c = (long long)st->st_ctim.tv_sec * 1000000000LL + st->st_ctim.tv_nsec;
-  long long m = (long long)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
+  long long c = (long long)CORDON_ST_CTIM(st).tv_sec * 1000000000LL + CORDON_ST_CTIM(st).tv_nsec;
+  long long m = (long long)CORDON_ST_MTIM(st).tv_sec * 1000000000LL + CORDON_ST_MTIM(st).tv_nsec;
   long long n = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
   return n - c < 1000000000LL || n - m < 1000000000LL;
 }

@@ -11,7 +11,10 @@ typedef struct {
   size_t bytecode_len;
 } cordon_embedded_file;
 
-/* Both end with an entry whose name is NULL; both are sorted by name (strcmp). */
+/* Both end with an entry whose name is NULL; both are sorted by name (strcmp). The generated file also
+ * defines luaopen_cordon_<sub> for every Lua submodule, each a call of this (lcordon.c). */
+struct lua_State;
+int cordon_lua_open_submodule(struct lua_State *L, const char *name);
 extern const cordon_embedded_file cordon_embedded_lua[];
 extern const cordon_embedded_file cordon_embedded_profiles[];
 #endif

@@ -218,11 +218,17 @@ static int l_decide(lua_State *L) {
       lua_pushstring(L, dec.assumed[i]->text);
       lua_setfield(L, -2, "text");
     }
+    lua_pushboolean(L, dec.assumed_match[i]); /* taken as matching (a deny on an unknown filter) */
+    lua_setfield(L, -2, "matched");
+    lua_pushboolean(L, dec.assumed_unknown[i]);
+    lua_setfield(L, -2, "unknown");
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
   lua_setfield(L, -2, "assumed");
   lua_pushinteger(L, (lua_Integer)dec.nassumed);
   lua_setfield(L, -2, "nassumed");
+  lua_pushboolean(L, dec.unknown);
+  lua_setfield(L, -2, "unknown");
   lua_remove(L, chain);
   cordon_decider_free(own);
   return 3;

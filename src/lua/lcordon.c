@@ -15,7 +15,10 @@ static const luaL_Reg c_modules[] = {
   {"cordon.c.writer", cordon_open_writer},   {"cordon.c.manager", cordon_open_manager},
   {"cordon.c.sbpl", cordon_open_sbpl},       {"cordon.c.yaml", cordon_open_yaml},
   {"cordon.c.sandbox", cordon_open_sandbox}, {"cordon.c.sys", cordon_open_sys},
-  {"cordon.c.linux", cordon_open_linux},     {"cordon.c.json", cordon_open_json},
+#if CORDON_WITH_LINUX
+  {"cordon.c.linux", cordon_open_linux},
+#endif
+  {"cordon.c.json", cordon_open_json},
   {"cordon.c.gitconfig", cordon_open_gitconfig},
   {NULL, NULL},
 };
@@ -92,6 +95,38 @@ static int open_builtin(lua_State *L) {
   lua_setfield(L, -2, "profiles");
   return 1;
 }
+
+/* Stock Lua's all-in-one loader: `require "cordon.x"` with cordon.so on LUA_CPATH calls luaopen_cordon_x,
+ * perhaps before anything required "cordon". Install cordon's loaders first, then require the module
+ * through them, so a submodule alone is exactly the submodule that cordon itself uses. */
+int cordon_lua_open_submodule(lua_State *L, const char *name) {
+  luaL_requiref(L, "cordon", luaopen_cordon, 0);
+  lua_pop(L, 1);
+  lua_getglobal(L, "require");
+  lua_pushstring(L, name);
+  lua_call(L, 1, 1);
+  return 1;
+}
+
+/* whole names, not pasted: `linux` is a macro in GNU C */
+#define C_SUBMODULE(fn, name) \
+  int fn(lua_State *L) { return cordon_lua_open_submodule(L, name); }
+C_SUBMODULE(luaopen_cordon_c_path, "cordon.c.path")
+C_SUBMODULE(luaopen_cordon_c_profile, "cordon.c.profile")
+C_SUBMODULE(luaopen_cordon_c_boundary, "cordon.c.boundary")
+C_SUBMODULE(luaopen_cordon_c_session, "cordon.c.session")
+C_SUBMODULE(luaopen_cordon_c_writer, "cordon.c.writer")
+C_SUBMODULE(luaopen_cordon_c_manager, "cordon.c.manager")
+C_SUBMODULE(luaopen_cordon_c_sbpl, "cordon.c.sbpl")
+C_SUBMODULE(luaopen_cordon_c_yaml, "cordon.c.yaml")
+C_SUBMODULE(luaopen_cordon_c_sandbox, "cordon.c.sandbox")
+C_SUBMODULE(luaopen_cordon_c_sys, "cordon.c.sys")
+#if CORDON_WITH_LINUX
+C_SUBMODULE(luaopen_cordon_c_linux, "cordon.c.linux")
+#endif
+C_SUBMODULE(luaopen_cordon_c_json, "cordon.c.json")
+C_SUBMODULE(luaopen_cordon_c_gitconfig, "cordon.c.gitconfig")
+C_SUBMODULE(luaopen_cordon_c_builtin, "cordon.c.builtin")
 
 int luaopen_cordon(lua_State *L) {
   lua_getglobal(L, "package");

@@ -11,7 +11,7 @@
  *       assembled: cordon.assemble's result ({ text, params, profile, context })
  *   exec(plan, argv, env, cwd)                -> becomes the command; returns only on failure:
  *       nil, "code: msg", code (backend_not_available, sandbox_setup_failed, command_not_found, …)
- *   plan:describe() -> { lines… }   plan:to_table()   plan:json()   tostring(plan)
+ *   plan:describe() -> { lines… }   plan:to_table()   plan:json()   plan:close()   tostring(plan)
  *   git_layout(path, "create"|"write"|"remove") -> nil | why, rule: git's layout rules (the gate's) on
  *       one write at path, looking at the disk as the gate would; `cordon check` asks it for Linux
  *   plan:gate(path) -> { write, create, remove, connect }: what the gate decides there */
@@ -429,6 +429,7 @@ static int l_git_layout(lua_State *L) {
 
 static const luaL_Reg plan_methods[] = {
     {"describe", plan_describe}, {"to_table", plan_to_table}, {"json", plan_json}, {"gate", plan_gate},
+    {"close", plan_gc},  /* as every handle has: frees it now, and later uses raise */
     {NULL, NULL}};
 static const luaL_Reg plan_meta[] = {
     {"__gc", plan_gc}, {"__close", plan_gc}, {"__tostring", plan_tostring}, {NULL, NULL}};

@@ -10,7 +10,10 @@
  *     deadline (`seconds`) and, once either is spent, raises on every instruction, so a script cannot
  *     pcall its way past the limit;
  *   - library functions whose C loops the hook cannot interrupt and the memory cap does not bound
- *     (pattern matching, string.rep, table.insert/remove/move) charge their estimated cost first;
+ *     (pattern matching, string.rep, table.insert/remove/move/concat/sort) charge their estimated cost
+ *     first, and every such call checks the clock;
+ *   - the strings' shared metatable is hidden (getmetatable("") is false), so a script cannot point
+ *     string indexing at a C function that a C loop would then call without end;
  *   - only the globals listed in safe_base plus string (no dump), table, math and utf8: no os, io,
  *     load, loadfile, dofile, require, package, debug, collectgarbage, coroutine or print;
  *   - text chunks only: precompiled bytecode is refused.
@@ -22,6 +25,7 @@
 #include "lua/lutil.h"
 
 #include <lualib.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,6 +134,8 @@ typedef enum {
   COST_REP,     /* string.rep: n iterations even when nothing is copied (answered here instead) */
   COST_LENGTH,  /* table.insert, table.remove: shift #t elements (and __len may claim any length) */
   COST_MOVE,    /* table.move: e - f + 1 steps */
+  COST_CONCAT,  /* table.concat: j - i + 1 lookups, each of which may call a C __index */
+  COST_SORT,    /* table.sort: about n log n comparisons, each of which may call a C __lt */
 } cost_kind;
 
 /* Upper bound of the Lua matcher's work: each variable-length item (*, +, -, ?) may retry at every
@@ -141,7 +147,10 @@ static double pattern_cost(lua_State *S) {
   int quant = 0;
   for (size_t i = 0; i < plen; i++) {
     if (p[i] == '%') {
-      i++;
+      /* %bxy scans ahead for its closing y, and %1-%9 compares a whole capture: like a quantifier, each
+       * may do work proportional to the subject at every position */
+      if (i + 1 < plen && (p[i + 1] == 'b' || (p[i + 1] >= '1' && p[i + 1] <= '9'))) quant++;
+      i += i + 1 < plen && p[i + 1] == 'b' ? 3 : 1;
       continue;
     }
     if (p[i] == '*' || p[i] == '+' || p[i] == '-' || p[i] == '?') quant++;
@@ -151,6 +160,13 @@ static double pattern_cost(lua_State *S) {
   return cost;
 }
 
+/* The argument as luaL_checkinteger would take it; false when the original would refuse it. */
+static bool as_integer(lua_State *S, int arg, lua_Integer *out) {
+  int ok;
+  *out = lua_tointegerx(S, arg, &ok);
+  return ok;
+}
+
 static double call_cost(lua_State *S, cost_kind kind) {
   switch (kind) {
   case COST_PATTERN: return pattern_cost(S);
@@ -158,10 +174,25 @@ static double call_cost(lua_State *S, cost_kind kind) {
   case COST_LENGTH:
     if (lua_type(S, 1) != LUA_TTABLE) return 0; /* the original reports the misuse */
     return (double)luaL_len(S, 1);
-  case COST_MOVE:
-    if (!lua_isinteger(S, 2) || !lua_isinteger(S, 3)) return 0;
-    return lua_tointeger(S, 3) >= lua_tointeger(S, 2)
-         ? (double)lua_tointeger(S, 3) - (double)lua_tointeger(S, 2) + 1 : 0;
+  case COST_MOVE: {
+    lua_Integer f, e;  /* as the original reads them: 1e15 and "9" are integers too */
+    if (!as_integer(S, 2, &f) || !as_integer(S, 3, &e)) return 0;
+    return e >= f ? (double)e - (double)f + 1 : 0;
+  }
+  case COST_CONCAT: {
+    if (lua_isnoneornil(S, 1)) return 0;  /* the original reports the misuse */
+    /* the bounds the original will use: i defaults to 1, j to #t (which may run a __len: charged itself) */
+    lua_Integer i = 1, j = 0;
+    if (!lua_isnoneornil(S, 3) && !as_integer(S, 3, &i)) return 0;
+    if (lua_isnoneornil(S, 4)) j = luaL_len(S, 1);
+    else if (!as_integer(S, 4, &j)) return 0;
+    return j >= i ? (double)j - (double)i + 1 : 0;
+  }
+  case COST_SORT: {
+    if (lua_isnoneornil(S, 1)) return 0;
+    double n = (double)luaL_len(S, 1);
+    return n > 1 ? 2 * n * (log2(n) + 1) : 0;
+  }
   }
   return 0;
 }
@@ -261,6 +292,16 @@ static int open_safe(lua_State *S) {
   charge(S, "insert", COST_LENGTH);
   charge(S, "remove", COST_LENGTH);
   charge(S, "move", COST_MOVE);
+  charge(S, "concat", COST_CONCAT);
+  charge(S, "sort", COST_SORT);
+  lua_pop(S, 1);
+  /* the strings' metatable, shared by every string: getmetatable("") answers false, so it cannot change */
+  lua_pushliteral(S, "");
+  if (lua_getmetatable(S, -1)) {
+    lua_pushboolean(S, 0);
+    lua_setfield(S, -2, "__metatable");
+    lua_pop(S, 1);
+  }
   lua_pop(S, 1);
   lua_pushvalue(S, g);
   lua_setfield(S, g, "_G");

@@ -184,6 +184,20 @@ static int l_parse(lua_State *L) {
       opt.import_dirs = list;
       opt.nimport_dirs = n;
     }
+    if (lua_getfield(L, 4, "entitlements") != LUA_TNIL) {
+      luaL_checktype(L, -1, LUA_TTABLE);
+      int names = lua_gettop(L);
+      size_t n = lua_rawlen(L, names);
+      const char **list = lua_newuserdatauv(L, (n ? n : 1) * sizeof *list, 0);
+      for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, names, (lua_Integer)i + 1);
+        if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "opts.entitlements must hold strings");
+        list[i] = cordon_lua_tostring(L, -1); /* anchored by the entitlements table */
+        lua_pop(L, 1);
+      }
+      opt.entitlements = list;
+      opt.nentitlements = n;
+    }
   }
   cordon_policy *p = NULL;
   cordon_sbpl_error err;

@@ -6,6 +6,7 @@
  *
  * Every file-system fact the Lua half uses comes through here, so while the run recorder is armed
  * (src/core/record.h) each call also records what it saw, with the digest helpers the replay uses. */
+#include "core/stat_time.h"
 #include "core/record.h"
 #include "core/sha256.h"
 #include "lua/lutil.h"
@@ -142,7 +143,7 @@ static int push_stat_of(lua_State *L, const char *p, int follow) {
   lua_setfield(L, -2, "dev");
   lua_pushinteger(L, (lua_Integer)st.st_ino);
   lua_setfield(L, -2, "ino");
-  lua_pushinteger(L, (lua_Integer)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec);
+  lua_pushinteger(L, (lua_Integer)CORDON_ST_MTIM(&st).tv_sec * 1000000000 + CORDON_ST_MTIM(&st).tv_nsec);
   lua_setfield(L, -2, "mtime_ns");
   return 1;
 }

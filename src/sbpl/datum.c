@@ -183,6 +183,7 @@ const char *cordon_datum_kind_name(const cordon_datum *d) {
   case CORDON_D_STR: return "string";
   case CORDON_D_SYM: return "symbol";
   case CORDON_D_PAIR: return "list";
+  case CORDON_D_VECTOR: return "vector";
   case CORDON_D_UNSPEC: return "unspecified value";
   case CORDON_D_PRIM: return "procedure";
   case CORDON_D_CLOSURE: return "procedure";

@@ -31,6 +31,7 @@ typedef enum {
   CORDON_D_STR,
   CORDON_D_SYM,
   CORDON_D_PAIR,
+  CORDON_D_VECTOR,  /* #(a b c): self-evaluating, items fixed in number */
   /* evaluator values */
   CORDON_D_UNSPEC,  /* the value of define, set!, allow, … */
   CORDON_D_PRIM,    /* a built-in procedure */
@@ -77,6 +78,7 @@ typedef struct cordon_datum {
     struct { const char *s; size_t len; } str; /* also the name of a CORDON_D_PARAM */
     cordon_symbol *sym;
     struct { struct cordon_datum *car, *cdr; } pair;
+    struct { struct cordon_datum **items; size_t n; } vec;
     const struct cordon_eval_prim *prim;
     struct cordon_eval_closure *clo;
     struct cordon_eval_filter *flt;

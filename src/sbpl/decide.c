@@ -27,7 +27,20 @@ struct cordon_decider {
   size_t nwhere;    /* kept apart from the policy: freeing a decider never touches its policy */
   char **params;    /* owned copies: key, value, … */
   size_t nparams;
+  char **facts;     /* fact names decisions reported missing, kept so decisions can point at them */
+  size_t nfacts;
 };
+
+/* A copy of `name` that lives as long as the decider; "a fact" when memory runs out. */
+static const char *keep_fact(cordon_decider *d, const char *name) {
+  for (size_t i = 0; i < d->nfacts; i++)
+    if (!strcmp(d->facts[i], name)) return d->facts[i];
+  char **grown = realloc(d->facts, (d->nfacts + 1) * sizeof *grown);
+  if (!grown) return "a fact";
+  d->facts = grown;
+  if (!(d->facts[d->nfacts] = strdup(name))) return "a fact";
+  return d->facts[d->nfacts++];
+}
 
 const char *cordon_decide_status_name(cordon_decide_status s) {
   switch (s) {
@@ -124,6 +137,8 @@ void cordon_decider_free(cordon_decider *d) {
   if (d->params)
     for (size_t i = 0; i < 2 * d->nparams; i++) free(d->params[i]);
   free(d->params);
+  for (size_t i = 0; i < d->nfacts; i++) free(d->facts[i]);
+  free(d->facts);
   free(d);
 }
 
@@ -143,6 +158,7 @@ static cordon_decide_status decide_index(cordon_decider *d, int index, const cha
   out->rule = NULL;
   out->nchain = 0;
   out->nassumed = 0;
+  out->unknown = false;
   const char *canonical = cordon_sbpl_op_at((unsigned)index);
   out->op = canonical;
   cordon_target t;
@@ -177,18 +193,27 @@ static cordon_decide_status decide_index(cordon_decider *d, int index, const cha
       cordon_rule *r = &d->policy->rules[b->filtered[k]];
       ctx.missing = NULL;
       ctx.missing_is_param = false;
+      ctx.unknown_filter = false;
       cordon_tri m = cordon_filter_match(r->filter, &t, &ctx);
       if (m == CORDON_TRI_YES) {
         decided(out, r, true);
         return CORDON_DECIDE_OK;
       }
       if (m == CORDON_TRI_UNKNOWN) {
+        bool takes = ctx.unknown_filter && r->action == CORDON_DENY; /* sound: an unknown may match a deny */
         if (out->nassumed < CORDON_DECISION_MAX_ASSUMED) {
           out->assumed[out->nassumed] = r;
-          out->assumed_fact[out->nassumed] = ctx.missing ? ctx.missing : "a fact";
+          out->assumed_fact[out->nassumed] = !ctx.missing ? "a fact" : ctx.missing_is_param ? ctx.missing : keep_fact(d, ctx.missing);
           out->assumed_is_param[out->nassumed] = ctx.missing_is_param;
+          out->assumed_match[out->nassumed] = takes;
+          out->assumed_unknown[out->nassumed] = ctx.unknown_filter;
         }
         out->nassumed++;
+        out->unknown |= ctx.unknown_filter;
+        if (takes) {
+          decided(out, r, true);
+          return CORDON_DECIDE_OK;
+        }
       }
     }
     if (best >= 0) {
@@ -251,7 +276,7 @@ static const char *by_text(const cordon_decider *d, const cordon_decision *dec) 
 }
 
 static void answer(cordon_buf *out, bool json, const char *verdict, const char *op, size_t oplen,
-                   const char *target, size_t tlen, const char *detail, bool is_error) {
+                   const char *target, size_t tlen, const char *detail, bool is_error, bool unknown) {
   if (json) {
     cordon_buf_puts(out, "{\"decision\":\"");
     cordon_buf_puts(out, verdict);
@@ -261,7 +286,7 @@ static void answer(cordon_buf *out, bool json, const char *verdict, const char *
     json_string(out, target, tlen);
     cordon_buf_puts(out, is_error ? ",\"error\":" : ",\"rule\":");
     json_string(out, detail, strlen(detail));
-    cordon_buf_puts(out, "}\n");
+    cordon_buf_puts(out, unknown ? ",\"unknown\":true}\n" : "}\n");
     return;
   }
   cordon_buf_puts(out, verdict);
@@ -271,6 +296,7 @@ static void answer(cordon_buf *out, bool json, const char *verdict, const char *
   cordon_buf_append(out, target, tlen);
   cordon_buf_putc(out, '\t');
   cordon_buf_puts(out, detail);
+  if (unknown) cordon_buf_puts(out, " (unknown filter)");
   cordon_buf_putc(out, '\n');
 }
 
@@ -302,7 +328,7 @@ size_t cordon_decide_batch(cordon_decider *d, const char *input, size_t len, boo
     answered++;
     if (oplen >= sizeof opbuf || memchr(ts, '\0', tlen)) {
       answer(out, json, "error", s, oplen < 64 ? oplen : 64, ts, tlen,
-             oplen >= sizeof opbuf ? "operation name too long" : "NUL byte in target", true);
+             oplen >= sizeof opbuf ? "operation name too long" : "NUL byte in target", true, false);
       errors++;
       continue;
     }
@@ -329,22 +355,22 @@ size_t cordon_decide_batch(cordon_decider *d, const char *input, size_t len, boo
     tbuf[tlen] = '\0';
     cordon_decision dec;
     if (tlen == 0) {
-      answer(out, json, "error", s, oplen, ts, 0, "missing target", true);
+      answer(out, json, "error", s, oplen, ts, 0, "missing target", true, false);
       errors++;
       continue;
     }
     if (cached < 0) {
       snprintf(err, sizeof err, "unknown operation '%s'", opbuf);
-      answer(out, json, "error", s, oplen, ts, tlen, err, true);
+      answer(out, json, "error", s, oplen, ts, tlen, err, true, false);
       errors++;
       continue;
     }
     if (decide_index(d, cached, tbuf, NULL, 0, &dec, err, sizeof err) != CORDON_DECIDE_OK) {
-      answer(out, json, "error", s, oplen, ts, tlen, err, true);
+      answer(out, json, "error", s, oplen, ts, tlen, err, true, false);
       errors++;
       continue;
     }
-    answer(out, json, cordon_action_name(dec.action), s, oplen, ts, tlen, by_text(d, &dec), false);
+    answer(out, json, cordon_action_name(dec.action), s, oplen, ts, tlen, by_text(d, &dec), false, dec.unknown);
   }
   free(tbuf);
   if (nerrors) *nerrors = errors;

@@ -42,9 +42,15 @@ typedef struct {
   size_t nchain;
   /* filtered rules skipped because a fact was unknown: the answer could differ if they matched */
   const cordon_rule *assumed[CORDON_DECISION_MAX_ASSUMED];
-  const char *assumed_fact[CORDON_DECISION_MAX_ASSUMED]; /* a fact name, or a -D parameter's name */
+  const char *assumed_fact[CORDON_DECISION_MAX_ASSUMED]; /* a fact name, or a -D parameter's name; valid
+                                                            while the decider and its policy live */
   bool assumed_is_param[CORDON_DECISION_MAX_ASSUMED];
+  bool assumed_unknown[CORDON_DECISION_MAX_ASSUMED]; /* the rule uses a filter this build does not know */
+  bool assumed_match[CORDON_DECISION_MAX_ASSUMED]; /* taken as matching: a deny on an unknown filter */
   size_t nassumed;              /* may exceed MAX_ASSUMED; only the first ones are stored */
+  /* the answer depended on a filter this build does not know: a deny that uses one decides (it may
+   * match), an allow that uses one is passed over (it may not); either way the answer is the safe one */
+  bool unknown;
 } cordon_decision;
 
 typedef enum {
@@ -69,6 +75,7 @@ void cordon_rule_where(const cordon_rule *r, cordon_buf *out);
  *   text:  "allow\tOPERATION\tTARGET\tfile:line:col" | "deny\t…\tfile:line:col" | "allow\t…\t(uncovered)"
  *          | "allow\t…\t(no rule)" | "error\tOPERATION\tTARGET\tmessage"
  *   json:  one JSON object per line: {"decision":"allow","operation":…,"target":…,"rule":…}
+ * An answer that depended on an unknown filter ends in " (unknown filter)" (text) or has "unknown":true.
  * Returns the number of query lines answered; *nerrors counts "error" answers. */
 size_t cordon_decide_batch(cordon_decider *d, const char *input, size_t len, bool json, cordon_buf *out,
                            size_t *nerrors);

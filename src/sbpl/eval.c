@@ -300,6 +300,11 @@ tail:
     case SP_UNQUOTE:
     case SP_UNQUOTE_SPLICING:
       ev_fail(e, x, CORDON_SBPL_EVAL, "%s outside quasiquote", name);
+    case SP_WITH_FILTER:
+    case SP_WITH_MODIFIER:
+    case SP_WITH_OPERATIONS:
+      result = ev_with(e, sp, x, env);
+      goto done;
     case SP_ELSE:
     case SP_ARROW:
       ev_fail(e, x, CORDON_SBPL_EVAL, "'%s' is only allowed inside cond", name);
@@ -318,11 +323,14 @@ tail:
       goto tail;
     }
     case SP_DEFINE: {
-      check_form(e, x, 3, name);
+      check_form(e, x, 2, name);
       cordon_datum *target = car(cdr(x));
       if (target->kind == CORDON_D_PAIR) { /* (define (f . params) body…) */
         cordon_symbol *s = symbol_of(e, car(target), name);
-        define(e, env, s, make_closure(e, cdr(target), cdr(cdr(x)), env, s->name, x));
+        /* an empty body is a procedure that does nothing: application.sb's (define (protect-redirected-paths)) */
+        cordon_datum *body = cdr(cdr(x));
+        if (body->kind == CORDON_D_NIL) body = ev_need(e, cordon_datum_cons(e->a, &cordon_datum_unspec, &cordon_datum_nil));
+        define(e, env, s, make_closure(e, cdr(target), body, env, s->name, x));
       } else {
         cordon_symbol *s = symbol_of(e, target, name);
         if (cordon_datum_list_length(x) != 3) ev_fail(e, x, CORDON_SBPL_EVAL, "define: expected (define name value)");
@@ -339,6 +347,33 @@ tail:
       cordon_datum **cell = lookup_cell(env, s);
       if (!cell) ev_fail(e, x, CORDON_SBPL_EVAL, "set!: unbound variable '%s'", s->name);
       *cell = ev_eval(e, car(cdr(cdr(x))), env);
+      result = &cordon_datum_unspec;
+      goto done;
+    }
+    case SP_MACRO: {
+      /* TinyScheme's (macro (name form) body…), or (macro name transformer): the transformer gets the
+       * whole unevaluated call and returns the form that runs in its place (Apple's prelude and
+       * application.sb define some this way). */
+      check_form(e, x, 3, name);
+      cordon_datum *target = car(cdr(x));
+      cordon_symbol *s;
+      cordon_datum *m;
+      if (target->kind == CORDON_D_PAIR) {
+        s = symbol_of(e, car(target), name);
+        if (cordon_datum_list_length(target) != 2) ev_fail(e, x, CORDON_SBPL_EVAL, "macro: expected (macro (name form) body…)");
+        m = make_closure(e, cdr(target), cdr(cdr(x)), env, s->name, x);
+      } else {
+        s = symbol_of(e, target, name);
+        m = ev_eval(e, car(cdr(cdr(x))), env);
+        if (m->kind != CORDON_D_CLOSURE) ev_fail(e, x, CORDON_SBPL_EVAL, "macro: expected a procedure for '%s'", s->name);
+        cordon_datum *copy = ev_need(e, cordon_datum_new(e->a, CORDON_D_CLOSURE));
+        *copy = *m;
+        copy->u.clo = ev_need(e, cordon_arena_alloc(e->a, sizeof *copy->u.clo));
+        *copy->u.clo = *m->u.clo;
+        m = copy;
+      }
+      m->u.clo->macro = true;
+      define(e, env, s, m);
       result = &cordon_datum_unspec;
       goto done;
     }
@@ -452,13 +487,17 @@ tail:
           result = v;
           goto done;
         }
-        if (car(body)->kind == CORDON_D_SYM && car(body)->u.sym->special == SP_ARROW)
-          ev_fail(e, clause, CORDON_SBPL_EVAL, "cond: '=>' clauses are not supported");
+        if (car(body)->kind == CORDON_D_SYM && car(body)->u.sym->special == SP_ARROW) { /* (test => receiver) */
+          if (cordon_datum_list_length(body) != 2) ev_fail(e, clause, CORDON_SBPL_EVAL, "cond: expected (test => receiver)");
+          cordon_datum *receiver = ev_eval(e, car(cdr(body)), env);
+          result = ev_apply(e, receiver, &v, 1, clause);
+          goto done;
+        }
         for (; cdr(body)->kind == CORDON_D_PAIR; body = cdr(body)) ev_eval(e, car(body), env);
         x = car(body);
         goto tail;
       }
-      result = &cordon_datum_unspec;
+      result = &cordon_datum_nil; /* as TinyScheme: application.sb maps over (cond …) that matched nothing */
       goto done;
     }
     }
@@ -485,6 +524,10 @@ tail:
     cordon_datum **args = eval_args(e, x, env, fn->u.prim->flags, buf, &n);
     result = call_prim(e, fn, args, n, x);
     goto done;
+  }
+  if (fn->kind == CORDON_D_CLOSURE && fn->u.clo->macro) { /* expand, then run the expansion here */
+    x = ev_apply(e, fn, &x, 1, x);
+    goto tail;
   }
   if (fn->kind != CORDON_D_CLOSURE)
     ev_fail(e, x, CORDON_SBPL_EVAL, "cannot call a %s%s%s", cordon_datum_kind_name(fn),
@@ -517,6 +560,7 @@ static const struct { const char *name; int id; } specials[] = {
   {"lambda", SP_LAMBDA}, {"let", SP_LET}, {"let*", SP_LETSTAR}, {"letrec", SP_LETREC},
   {"letrec*", SP_LETREC}, {"begin", SP_BEGIN}, {"cond", SP_COND}, {"when", SP_WHEN},
   {"unless", SP_UNLESS}, {"and", SP_AND}, {"or", SP_OR}, {"else", SP_ELSE}, {"=>", SP_ARROW},
+  {"macro", SP_MACRO}, {"with-filter", SP_WITH_FILTER}, {"with-modifier", SP_WITH_MODIFIER}, {"with-operations", SP_WITH_OPERATIONS},
   {NULL, 0},
 };
 
@@ -556,6 +600,8 @@ cordon_sbpl_status cordon_sbpl_eval(cordon_arena *arena, const cordon_source *sr
   }
   ev_install_builtins(e);
   ev_install_sbpl(e);
+  ev_install_compat(e);
+  ev_install_vectors(e);
   ev_note_toplevel(e, src);
   ev_run_forms(e, src, ev_read_source(e, src));
   return CORDON_SBPL_OK;

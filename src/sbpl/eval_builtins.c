@@ -108,6 +108,12 @@ static bool equal(ev *e, const cordon_datum *a, const cordon_datum *b, int depth
       ev_charge(e, a->u.str.len / 64, call);
       return a->u.str.len == b->u.str.len && memcmp(a->u.str.s, b->u.str.s, a->u.str.len) == 0;
     }
+    if (a->kind == CORDON_D_VECTOR) {
+      if (a->u.vec.n != b->u.vec.n) return false;
+      for (size_t i = 0; i < a->u.vec.n; i++)
+        if (!equal(e, a->u.vec.items[i], b->u.vec.items[i], depth + 1, call)) return false;
+      return true;
+    }
     if (a->kind != CORDON_D_PAIR) return false;
     if (!equal(e, a->u.pair.car, b->u.pair.car, depth + 1, call)) return false;
     a = a->u.pair.cdr;
@@ -201,7 +207,7 @@ PRIM(p_string_append) {
   return d;
 }
 
-/* string comparisons: self->kind 0 "=", -1 "<", 1 ">" */
+/* string comparisons: self->kind 0 "=", -1 "<", 1 ">", 2 "<=", 3 ">=" */
 PRIM(p_string_cmp) {
   for (int i = 0; i + 1 < n; i++) {
     cordon_datum *a = expect(e, self, args[i], CORDON_D_STR, "strings", call);
@@ -210,7 +216,9 @@ PRIM(p_string_cmp) {
     ev_charge(e, m / 64, call);
     int c = memcmp(a->u.str.s, b->u.str.s, m);
     if (!c) c = a->u.str.len < b->u.str.len ? -1 : a->u.str.len > b->u.str.len;
-    if ((c > 0) - (c < 0) != self->kind) return &cordon_datum_false;
+    int sign = (c > 0) - (c < 0);
+    bool ok = self->kind == 2 ? sign <= 0 : self->kind == 3 ? sign >= 0 : sign == self->kind;
+    if (!ok) return &cordon_datum_false;
   }
   return &cordon_datum_true;
 }
@@ -285,6 +293,103 @@ PRIM(p_numcmp) {
   return &cordon_datum_true;
 }
 
+/* zero? positive? negative? even? odd?: self->kind 0 to 4 */
+PRIM(p_numpred) {
+  int64_t v = num(e, self, args[0], call);
+  bool r = self->kind == 0 ? v == 0 : self->kind == 1 ? v > 0 : self->kind == 2 ? v < 0 : self->kind == 3 ? v % 2 == 0 : v % 2 != 0;
+  return boolean(r);
+}
+
+/* quotient remainder modulo: self->kind 0 to 2 */
+PRIM(p_division) {
+  int64_t a = num(e, self, args[0], call), b = num(e, self, args[1], call);
+  if (b == 0) ev_fail(e, call, CORDON_SBPL_EVAL, "%s: division by zero", self->name);
+  if (b == -1) return ev_need(e, cordon_datum_num(e->a, self->kind == 0 ? (int64_t)(0 - (uint64_t)a) : 0));
+  int64_t r = self->kind == 0 ? a / b : a % b;
+  if (self->kind == 2 && r != 0 && ((r < 0) != (b < 0))) r += b;
+  return ev_need(e, cordon_datum_num(e->a, r));
+}
+
+/* --- characters --------------------------------------------------------------------------------- */
+
+PRIM(p_string_ref) {
+  cordon_datum *s = expect(e, self, args[0], CORDON_D_STR, "a string", call);
+  int64_t k = expect(e, self, args[1], CORDON_D_NUM, "an index", call)->u.num;
+  if (k < 0 || (uint64_t)k >= s->u.str.len) ev_fail(e, call, CORDON_SBPL_EVAL, "string-ref: index out of range");
+  cordon_datum *d = ev_need(e, cordon_datum_new(e->a, CORDON_D_CHAR));
+  d->u.ch = (unsigned char)s->u.str.s[k]; /* bytes: profiles index ASCII paths */
+  return d;
+}
+
+PRIM(p_string_to_list) {
+  cordon_datum *s = expect(e, self, args[0], CORDON_D_STR, "a string", call);
+  ev_charge(e, s->u.str.len, call);
+  cordon_datum *l = &cordon_datum_nil;
+  for (size_t i = s->u.str.len; i-- > 0;) {
+    cordon_datum *c = ev_need(e, cordon_datum_new(e->a, CORDON_D_CHAR));
+    c->u.ch = (unsigned char)s->u.str.s[i];
+    l = cons(e, c, l);
+  }
+  return l;
+}
+
+PRIM(p_char_eq) {
+  for (int i = 0; i < n; i++) expect(e, self, args[i], CORDON_D_CHAR, "characters", call);
+  for (int i = 0; i + 1 < n; i++)
+    if (args[i]->u.ch != args[i + 1]->u.ch) return &cordon_datum_false;
+  return &cordon_datum_true;
+}
+
+/* (list->string chars): the characters as UTF-8 */
+PRIM(p_list_to_string) {
+  cordon_datum *l = list_arg(e, self, args[0], call);
+  size_t cap = 0;
+  for (cordon_datum *p = l; p->kind == CORDON_D_PAIR; p = p->u.pair.cdr) cap += 4;
+  char *buf = ev_need(e, cordon_arena_alloc(e->a, cap + 1));
+  size_t o = 0;
+  for (cordon_datum *p = l; p->kind == CORDON_D_PAIR; p = p->u.pair.cdr) {
+    uint32_t c = expect(e, self, p->u.pair.car, CORDON_D_CHAR, "characters", call)->u.ch;
+    if (c == 0) ev_fail(e, call, CORDON_SBPL_EVAL, "list->string: a NUL character cannot be in a string");
+    if (c < 0x80) buf[o++] = (char)c;
+    else if (c < 0x800) buf[o++] = (char)(0xc0 | c >> 6), buf[o++] = (char)(0x80 | (c & 0x3f));
+    else if (c < 0x10000) buf[o++] = (char)(0xe0 | c >> 12), buf[o++] = (char)(0x80 | ((c >> 6) & 0x3f)), buf[o++] = (char)(0x80 | (c & 0x3f));
+    else buf[o++] = (char)(0xf0 | c >> 18), buf[o++] = (char)(0x80 | ((c >> 12) & 0x3f)), buf[o++] = (char)(0x80 | ((c >> 6) & 0x3f)), buf[o++] = (char)(0x80 | (c & 0x3f));
+  }
+  cordon_datum *d = ev_need(e, cordon_datum_new(e->a, CORDON_D_STR));
+  d->u.str.s = buf;
+  d->u.str.len = o;
+  return d;
+}
+
+/* (split-string "a:b" ":"): the pieces between separators (the prelude's, for colon lists in params) */
+PRIM(p_split_string) {
+  cordon_datum *s = expect(e, self, args[0], CORDON_D_STR, "a string", call);
+  cordon_datum *sep = expect(e, self, args[1], CORDON_D_STR, "a string", call);
+  if (sep->u.str.len == 0) ev_fail(e, call, CORDON_SBPL_EVAL, "split-string: empty separator");
+  /* the naive search compares the separator at every position: bound that work, not just the length */
+  size_t work = s->u.str.len, per = sep->u.str.len / 8 + 1;
+  ev_charge(e, work > SIZE_MAX / per ? SIZE_MAX : work * per, call);
+  cordon_datum *head = &cordon_datum_nil, **tail = &head;
+  const char *p = s->u.str.s, *end = p + s->u.str.len;
+  for (;;) {
+    const char *hit = NULL;
+    for (const char *q = p; q + sep->u.str.len <= end; q++)
+      if (!memcmp(q, sep->u.str.s, sep->u.str.len)) {
+        hit = q;
+        break;
+      }
+    const char *stop = hit ? hit : end;
+    *tail = cons(e, ev_need(e, cordon_datum_str(e->a, p, (size_t)(stop - p))), &cordon_datum_nil);
+    tail = &(*tail)->u.pair.cdr;
+    if (!hit) return head;
+    p = hit + sep->u.str.len;
+  }
+}
+
+PRIM(p_atomp) { return boolean(args[0]->kind != CORDON_D_PAIR); }
+
+PRIM(p_char_to_integer) { return ev_need(e, cordon_datum_num(e->a, expect(e, self, args[0], CORDON_D_CHAR, "a character", call)->u.ch)); }
+
 PRIM(p_error) {
   const char *msg = args[0]->kind == CORDON_D_STR ? args[0]->u.str.s : cordon_datum_kind_name(args[0]);
   ev_fail(e, call, CORDON_SBPL_EVAL, "error: %s%s", msg, n > 1 ? " (with irritants)" : "");
@@ -298,7 +403,9 @@ static const struct cordon_eval_prim builtins[] = {
   {"cons", p_cons, 2, 2, 0, 0, 0},
   CXR("car", 0, 1), CXR("cdr", 1, 1),
   CXR("caar", 0, 2), CXR("cadr", 1, 2), CXR("cdar", 2, 2), CXR("cddr", 3, 2),
-  CXR("caddr", 3, 3), CXR("cdddr", 7, 3), CXR("cadddr", 7, 4),
+  CXR("caaar", 0, 3), CXR("caadr", 1, 3), CXR("cadar", 2, 3), CXR("caddr", 3, 3),
+  CXR("cdaar", 4, 3), CXR("cdadr", 5, 3), CXR("cddar", 6, 3), CXR("cdddr", 7, 3),
+  CXR("cadddr", 7, 4), CXR("cddddr", 15, 4),
   {"null?", p_nullp, 1, 1, 0, 0, 0},
   {"pair?", p_pairp, 1, 1, 0, 0, 0},
   {"list?", p_listp, 1, 1, 0, 0, 0},
@@ -330,6 +437,23 @@ static const struct cordon_eval_prim builtins[] = {
   {"string=?", p_string_cmp, 1, -1, 0, 0, 0},
   {"string<?", p_string_cmp, 1, -1, 0, -1, 0},
   {"string>?", p_string_cmp, 1, -1, 0, 1, 0},
+  {"string<=?", p_string_cmp, 1, -1, 0, 2, 0},
+  {"string>=?", p_string_cmp, 1, -1, 0, 3, 0},
+  {"string-ref", p_string_ref, 2, 2, 0, 0, 0},
+  {"string->list", p_string_to_list, 1, 1, 0, 0, 0},
+  {"char=?", p_char_eq, 1, -1, 0, 0, 0},
+  {"char->integer", p_char_to_integer, 1, 1, 0, 0, 0},
+  {"list->string", p_list_to_string, 1, 1, 0, 0, 0},
+  {"split-string", p_split_string, 2, 2, 0, 0, 0},
+  {"atom?", p_atomp, 1, 1, 0, 0, 0},
+  {"zero?", p_numpred, 1, 1, 0, 0, 0},
+  {"positive?", p_numpred, 1, 1, 0, 1, 0},
+  {"negative?", p_numpred, 1, 1, 0, 2, 0},
+  {"even?", p_numpred, 1, 1, 0, 3, 0},
+  {"odd?", p_numpred, 1, 1, 0, 4, 0},
+  {"quotient", p_division, 2, 2, 0, 0, 0},
+  {"remainder", p_division, 2, 2, 0, 1, 0},
+  {"modulo", p_division, 2, 2, 0, 2, 0},
   {"string-length", p_string_length, 1, 1, 0, 0, 0},
   {"substring", p_substring, 2, 3, 0, 0, 0},
   {"string-prefix?", p_string_affix, 2, 2, 0, 0, 0},

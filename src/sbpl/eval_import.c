@@ -13,6 +13,18 @@
 
 /* --- sources and import ------------------------------------------------------------------------- */
 
+/* A top-level call of a name nothing defines, such as a directive a newer macOS added: kept as a warning
+ * (unknown-builtin) and skipped rather than failing the profile, since its value is not used. A call in
+ * any other place still fails: its value would be guessed. */
+static bool unknown_directive(ev *e, cordon_datum *form) {
+  if (form->kind != CORDON_D_PAIR || form->u.pair.car->kind != CORDON_D_SYM) return false;
+  cordon_symbol *s = form->u.pair.car->u.sym;
+  if (s->global || s->special) return false;
+  cordon_policy_diag(e->policy, CORDON_DIAG_WARNING, "unknown-builtin", ev_loc(e, &form->span),
+                     "unknown built-in '%s' (skipped: this build does not know what it does)", s->name);
+  return true;
+}
+
 void ev_run_forms(ev *e, const cordon_source *src, cordon_datum *forms) {
   const cordon_source *saved_src = e->src;
   cordon_datum *saved_site = e->site;
@@ -23,6 +35,7 @@ void ev_run_forms(ev *e, const cordon_source *src, cordon_datum *forms) {
     e->site = NULL;
     e->form = f->u.pair.car;
     e->filter_ctx = 0;
+    if (unknown_directive(e, f->u.pair.car)) continue;
     ev_eval(e, f->u.pair.car, NULL);
   }
   e->src = saved_src;

@@ -24,6 +24,7 @@ struct cordon_eval_closure {
   cordon_datum *body;   /* list of forms */
   frame *env;
   const char *name;     /* for messages; "lambda" when anonymous */
+  bool macro;           /* (macro (name form) body…): called with the unevaluated form, the result evaluated */
 };
 
 enum {
@@ -60,11 +61,13 @@ struct cordon_eval_filter {
 enum {
   SP_NONE = 0, SP_QUOTE, SP_QUASIQUOTE, SP_UNQUOTE, SP_UNQUOTE_SPLICING, SP_IF, SP_DEFINE, SP_SET,
   SP_LAMBDA, SP_LET, SP_LETSTAR, SP_LETREC, SP_BEGIN, SP_COND, SP_WHEN, SP_UNLESS, SP_AND, SP_OR,
-  SP_ELSE, SP_ARROW,
+  SP_ELSE, SP_ARROW, SP_WITH_FILTER, SP_WITH_MODIFIER, SP_WITH_OPERATIONS,
+  SP_MACRO,
 };
 
 #define EVAL_MAX_IMPORTS 64
 #define EVAL_MAX_FILTER_DEPTH 200
+#define EVAL_MAX_WITH 32  /* nested with-filter / with-modifier / with-operations forms */
 
 struct cordon_eval {
   cordon_arena *a;
@@ -82,6 +85,10 @@ struct cordon_eval {
   const char *interned_name;
   const char *imports[EVAL_MAX_IMPORTS]; /* real paths of the files being imported, outermost first */
   unsigned nimports;
+  /* what enclosing (with-filter F …), (with-modifier M …) and (with-operations OPS …) forms add to every
+   * rule made while their bodies run, innermost last (eval_with.c) */
+  cordon_datum *with_filters[EVAL_MAX_WITH], *with_mods[EVAL_MAX_WITH], *with_ops[EVAL_MAX_WITH];
+  unsigned nwith_filters, nwith_mods, nwith_ops;
   cordon_sbpl_eval_error *err;
   jmp_buf fail;
 };
@@ -111,15 +118,25 @@ cordon_datum *ev_import(ev *e, const char *name, cordon_datum *call);
 /* The policy location of a span (file interned in the policy). */
 cordon_loc ev_loc(ev *e, const cordon_span *s);
 
+/* Runs (with-filter F body…), (with-modifier M body…) or (with-operations OPS body…) (eval_with.c). */
+cordon_datum *ev_with(ev *e, int special, cordon_datum *x, frame *env);
+/* A filter that is any of `kids` (n > 0), located at `call`: what (regex A B C) means. */
+cordon_datum *ev_any_filter(ev *e, cordon_datum **kids, int n, cordon_datum *call);
+
 /* Registers built-ins as global bindings. */
 void ev_install_builtins(ev *e);  /* eval_builtins.c: the Scheme procedures */
 void ev_install_sbpl(ev *e);      /* eval_rules.c: version, allow, deny, filters, with, param, … */
+void ev_install_compat(ev *e);    /* eval_compat.c: what Apple's preludes define: defined?, aliases, … */
+void ev_install_vectors(ev *e);   /* eval_vector.c: #(…) and the vector procedures */
 void ev_install_prims(ev *e, const struct cordon_eval_prim *prims);
 
 /* Builds a filter value named `name` from evaluated arguments (eval_rules.c); `self` gives its kind and
  * match. */
 cordon_datum *ev_make_filter(ev *e, const struct cordon_eval_prim *self, const char *name, cordon_datum **args, int n,
                              cordon_datum *call);
+
+/* Reports each unknown filter in `f` (kept as CORDON_F_OTHER) as an unknown-filter warning. */
+void ev_report_unknown_filters(ev *e, const struct cordon_eval_filter *f);
 
 /* Small helpers for procedures. */
 const char *ev_string_arg(ev *e, const struct cordon_eval_prim *self, cordon_datum **args, int i, cordon_datum *call);

@@ -82,7 +82,22 @@ cordon_datum *ev_make_filter(ev *e, const struct cordon_eval_prim *self, const c
   return d;
 }
 
-PRIM(p_filter) { return ev_make_filter(e, self, self->name, args, n, call); }
+static const struct cordon_eval_prim any_prim = {"require-any", NULL, 0, -1, 0, CORDON_F_ANY, CORDON_MATCH_NONE};
+
+cordon_datum *ev_any_filter(ev *e, cordon_datum **kids, int n, cordon_datum *call) {
+  return ev_make_filter(e, &any_prim, any_prim.name, kids, n, call);
+}
+
+/* A path or extension filter with several strings, (regex #"^/a" #"^/b") or (extension "x" "y"), matches
+ * any of them (Apple's profiles rely on it); it becomes one filter per string under a require-any. */
+PRIM(p_filter) {
+  if (n > 1 && (self->kind == CORDON_F_PATH || self->kind == CORDON_F_EXTENSION)) {
+    cordon_datum **kids = ev_need(e, cordon_arena_alloc(e->a, (size_t)n * sizeof *kids));
+    for (int i = 0; i < n; i++) kids[i] = ev_make_filter(e, self, self->name, &args[i], 1, call);
+    return ev_any_filter(e, kids, n, call);
+  }
+  return ev_make_filter(e, self, self->name, args, n, call);
+}
 
 /* --- rules -------------------------------------------------------------------------------------- */
 
@@ -111,7 +126,11 @@ static void collect(ev *e, const char *who, cordon_datum *v, rule_parts *p, cord
   case CORDON_D_SYM: push(e, &p->ops, v); return;
   case CORDON_D_FILTER: push(e, &p->filters, v); return;
   case CORDON_D_MOD: push(e, &p->mods, v); return;
-  case CORDON_D_NIL: return;
+  case CORDON_D_NIL:
+    /* inside a list of operations or filters an empty list adds nothing; as an argument of its own it is a
+     * mistake (a Mac refuses it), and taking it for nothing could leave a rule unfiltered */
+    if (depth == 0) ev_fail(e, call, CORDON_SBPL_EVAL, "%s: expected an operation, a filter or (with …), got an empty list", who);
+    return;
   case CORDON_D_PAIR:
     /* A list of operations or filters (e.g. from a variable) counts as its items. */
     if (depth > 32) ev_fail(e, call, CORDON_SBPL_LIMIT, "%s: lists nested too deeply", who);
@@ -152,21 +171,33 @@ static size_t filter_bytes(const struct cordon_eval_filter *f) {
   return n;
 }
 
-static void report_unknown_filters(ev *e, const struct cordon_eval_filter *f) {
+void ev_report_unknown_filters(ev *e, const struct cordon_eval_filter *f) {
   if (f->unknown)
     cordon_policy_diag(e->policy, CORDON_DIAG_WARNING, "unknown-filter", ev_loc(e, &f->span),
-                       "unknown filter '%s' (kept, but it matches nothing this build can check)", f->name);
-  for (size_t i = 0; i < f->nkids; i++) report_unknown_filters(e, f->kids[i]);
+                       "unknown filter '%s' (kept: a decision takes it as matching in a deny and as not matching in an "
+                       "allow, and says so)", f->name);
+  for (size_t i = 0; i < f->nkids; i++) ev_report_unknown_filters(e, f->kids[i]);
 }
 
-static const char *const known_modifiers[] = {
-  "report", "no-report", "no-log", "no-sandbox", "message", "send-signal", "telemetry", "telemetry-backtrace", NULL,
-};
-
-static bool known_modifier(const char *name) {
-  for (int i = 0; known_modifiers[i]; i++)
-    if (!strcmp(known_modifiers[i], name)) return true;
-  return false;
+/* (with-filter F …) ANDs F into the rule's filter: an unfiltered rule gets F itself, a filtered one
+ * (require-all its-filter F…) — Apple's definition, in sbpl.scm since 10.12. The group is located at the
+ * innermost with-filter's filter. */
+static void add_with_filters(ev *e, cordon_rule *r, cordon_datum *call) {
+  for (unsigned i = 0; i < e->nwith_filters; i++) ev_loc(e, &e->with_filters[i]->u.flt->span);
+  if (!r->filter && e->nwith_filters == 1) {
+    if (!(r->filter = convert(e, e->with_filters[0]->u.flt))) ev_fail(e, call, CORDON_SBPL_NOMEM, "out of memory");
+    return;
+  }
+  cordon_filter *all = cordon_filter_new(CORDON_F_ALL, "require-all", CORDON_MATCH_NONE);
+  if (!all) ev_fail(e, call, CORDON_SBPL_NOMEM, "out of memory");
+  all->loc = ev_loc(e, &e->with_filters[e->nwith_filters - 1]->u.flt->span);
+  cordon_filter *own = r->filter;
+  r->filter = all; /* the rule owns the group from here, so a failure below frees everything once */
+  if (own && !cordon_filter_add_child(all, own)) ev_fail(e, call, CORDON_SBPL_NOMEM, "out of memory");
+  for (unsigned i = e->nwith_filters; i-- > 0;) {
+    cordon_filter *kid = convert(e, e->with_filters[i]->u.flt);
+    if (!kid || !cordon_filter_add_child(all, kid)) ev_fail(e, call, CORDON_SBPL_NOMEM, "out of memory");
+  }
 }
 
 #define RULE_TEXT_MAX 512 /* a call site longer than this is not a useful "rule text": use the allow form */
@@ -175,6 +206,9 @@ static cordon_datum *make_rule(ev *e, cordon_action action, cordon_datum **args,
   const char *who = cordon_action_name(action);
   rule_parts p = {{0}, {0}, {0}};
   for (int i = 0; i < n; i++) collect(e, who, args[i], &p, call, 0);
+  /* enclosing (with-operations …) and (with-modifier …) forms, innermost first (eval_with.c) */
+  for (unsigned i = e->nwith_ops; i-- > 0;) collect(e, who, e->with_ops[i], &p, call, 0);
+  for (unsigned i = e->nwith_mods; i-- > 0;) collect(e, who, e->with_mods[i], &p, call, 0);
   if (!p.ops.n) ev_fail(e, call, CORDON_SBPL_EVAL, "%s: no operation named (e.g. (%s file-read* …))", who, who);
 
   cordon_datum *site = e->site && e->site->span.src && e->site->span.end - e->site->span.start <= RULE_TEXT_MAX ? e->site : call;
@@ -182,6 +216,7 @@ static cordon_datum *make_rule(ev *e, cordon_action action, cordon_datum **args,
   for (size_t i = 0; i < p.ops.n; i++) bytes += sizeof(char *) + 16 + p.ops.items[i]->u.sym->len;
   for (size_t i = 0; i < p.filters.n; i++) bytes += filter_bytes(p.filters.items[i]->u.flt);
   for (size_t i = 0; i < p.mods.n; i++) bytes += sizeof(cordon_modifier) + 64;
+  for (unsigned i = 0; i < e->nwith_filters; i++) bytes += sizeof(cordon_filter) + filter_bytes(e->with_filters[i]->u.flt);
   ev_charge_memory(e, bytes, call);
   cordon_loc loc = ev_loc(e, &site->span);
   for (size_t i = 0; i < p.ops.n; i++) ev_loc(e, &p.ops.items[i]->span);
@@ -200,7 +235,7 @@ static cordon_datum *make_rule(ev *e, cordon_action action, cordon_datum **args,
     if (!cordon_rule_add_op(r, canonical ? canonical : op->u.sym->name)) ev_fail(e, call, CORDON_SBPL_NOMEM, "out of memory");
   }
 
-  for (size_t i = 0; i < p.filters.n; i++) report_unknown_filters(e, p.filters.items[i]->u.flt);
+  for (size_t i = 0; i < p.filters.n; i++) ev_report_unknown_filters(e, p.filters.items[i]->u.flt);
   if (p.filters.n == 1) {
     r->filter = convert(e, p.filters.items[0]->u.flt);
     if (!r->filter) ev_fail(e, call, CORDON_SBPL_NOMEM, "out of memory");
@@ -217,10 +252,13 @@ static cordon_datum *make_rule(ev *e, cordon_action action, cordon_datum **args,
     }
   }
 
+  if (e->nwith_filters) add_with_filters(e, r, call);
+
   for (size_t i = 0; i < p.mods.n; i++) {
     cordon_datum *m = p.mods.items[i];
     const char *name = m->u.mod.name;
-    if (!known_modifier(name))
+    if (!strcmp(name, "no-profile")) name = "no-sandbox"; /* the prelude's alias: the linter warns about both */
+    if (!cordon_sbpl_modifier_known(name))
       cordon_policy_diag(e->policy, CORDON_DIAG_WARNING, "unknown-modifier", ev_loc(e, &m->span),
                          "unknown modifier '(with %s …)' (kept as written)", name);
     r = &e->policy->rules[rule_index];
@@ -246,6 +284,14 @@ PRIM(p_allow) { return make_rule(e, CORDON_ALLOW, args, n, call); }
 PRIM(p_deny) { return make_rule(e, CORDON_DENY, args, n, call); }
 
 PRIM(p_with) {
+  if (args[0]->kind == CORDON_D_MOD && n == 1) return args[0]; /* (with (no-callout)) */
+  if (args[0]->kind == CORDON_D_PRIM) { /* (with no-callout): a modifier the prelude also defines as a procedure */
+    cordon_datum *d = ev_need(e, cordon_datum_new(e->a, CORDON_D_MOD));
+    d->u.mod.name = args[0]->u.prim->name;
+    d->u.mod.args = &cordon_datum_nil;
+    d->span = call->span;
+    return d;
+  }
   if (args[0]->kind != CORDON_D_SYM && args[0]->kind != CORDON_D_STR)
     ev_fail(e, call, CORDON_SBPL_EVAL, "with: expected a modifier name, got a %s", cordon_datum_kind_name(args[0]));
   cordon_datum *d = ev_need(e, cordon_datum_new(e->a, CORDON_D_MOD));
@@ -298,13 +344,18 @@ PRIM(p_regex_quote) {
   return d;
 }
 
-/* Entitlements belong to a signed app; a policy checked here has none. */
-PRIM(p_entitlement) { return &cordon_datum_false; }
+/* Entitlements belong to a signed app: a checked program holds the ones the caller lists, by default none. */
+PRIM(p_entitlement) {
+  const char *name = ev_string_arg(e, self, args, 0, call);
+  for (size_t i = 0; i < e->opt.nentitlements; i++)
+    if (!strcmp(e->opt.entitlements[i], name)) return &cordon_datum_true;
+  return &cordon_datum_false;
+}
 /* (debug deny) and (trace "file") change logging on a Mac, never a decision. */
 PRIM(p_ignore) { return &cordon_datum_unspec; }
 
 #define FILTER_ARGS (PRIM_SYMARGS | PRIM_FILTERARGS)
-#define PATHF(name, match) {name, p_filter, 1, 1, 0, CORDON_F_PATH, match}
+#define PATHF(name, match) {name, p_filter, 1, -1, 0, CORDON_F_PATH, match}
 #define NAMEF(name) {name, p_filter, 1, -1, PRIM_SYMARGS, CORDON_F_NAME, CORDON_MATCH_LITERAL}, \
                     {name "-prefix", p_filter, 1, -1, PRIM_SYMARGS, CORDON_F_NAME, CORDON_MATCH_PREFIX}, \
                     {name "-regex", p_filter, 1, -1, PRIM_SYMARGS, CORDON_F_NAME, CORDON_MATCH_REGEX}
@@ -334,7 +385,7 @@ static const struct cordon_eval_prim sbpl_prims[] = {
   {"vnode-type", p_filter, 1, -1, PRIM_SYMARGS, CORDON_F_VNODE_TYPE, CORDON_MATCH_NONE},
   {"local", p_filter, 1, -1, FILTER_ARGS, CORDON_F_NETWORK, CORDON_MATCH_NONE},
   {"remote", p_filter, 1, -1, FILTER_ARGS, CORDON_F_NETWORK, CORDON_MATCH_NONE},
-  {"extension", p_filter, 1, 1, 0, CORDON_F_EXTENSION, CORDON_MATCH_NONE},
+  {"extension", p_filter, 1, -1, 0, CORDON_F_EXTENSION, CORDON_MATCH_NONE},
   NAMEF("global-name"),
   NAMEF("local-name"),
   NAMEF("sysctl-name"),

@@ -215,11 +215,6 @@ static void check_filter(linter *l, const cordon_rule *r, cordon_filter *f, bool
   for (size_t i = 0; i < f->nchildren; i++) check_filter(l, r, f->children[i], inner);
 }
 
-static const char *const known_modifiers[] = {
-    "report", "no-report", "no-log", "no-sandbox", "message", "send-signal", "deprecated", "rootless",
-    "user-approval", "file-approval-override", "no-times", "partial-symbolication", "grant-extension",
-};
-
 static void check_rule(linter *l, cordon_rule *r) {
   /* Rules read from text (they carry it) had unknown names reported by the evaluator, at the name's own
    * column; only builder rules need the check here. */
@@ -230,9 +225,7 @@ static void check_rule(linter *l, cordon_rule *r) {
               "unknown operation '%s': no rule on it can ever decide a known operation", r->ops[i]);
   for (size_t i = 0; i < r->nmods; i++) {
     const char *m = r->mods[i].name;
-    bool known = false;
-    for (size_t k = 0; k < sizeof known_modifiers / sizeof known_modifiers[0]; k++)
-      known = known || !strcmp(m, known_modifiers[k]);
+    bool known = cordon_sbpl_modifier_known(m);
     if (!known && !read) finding(l, CORDON_DIAG_WARNING, "unknown-modifier", r->loc, "unknown modifier (with %s)", m);
     if (!strcmp(m, "no-sandbox"))
       finding(l, CORDON_DIAG_WARNING, "no-sandbox", r->loc,

@@ -51,6 +51,11 @@ bool cordon_target_parse(const char *op, const char *text, cordon_target *t, cha
   t->host = t->port = NULL;
   if (!is_network_op(op)) {
     t->kind = text[0] == '/' ? CORDON_TARGET_PATH : CORDON_TARGET_NAME;
+    /* a file or exec check is about a path the kernel has resolved: a relative one names nothing */
+    if (t->kind == CORDON_TARGET_NAME && op && (!strncmp(op, "file-", 5) || !strncmp(op, "process-exec", 12))) {
+      snprintf(err, errcap, "%s needs an absolute path, got '%s'", op, text);
+      return false;
+    }
     return true;
   }
   t->kind = CORDON_TARGET_NETWORK;
@@ -115,8 +120,11 @@ static const char *arg_value(const cordon_arg *a, cordon_match_ctx *ctx) {
   return NULL;
 }
 
+/* The name may live in the caller's frame (a filter's base name), so it is copied into the ctx. */
 static void missing(cordon_match_ctx *ctx, const char *fact) {
-  if (!ctx->missing) ctx->missing = fact;
+  if (ctx->missing) return;
+  snprintf(ctx->missing_name, sizeof ctx->missing_name, "%s", fact);
+  ctx->missing = ctx->missing_name;
 }
 
 static void missing_param(cordon_match_ctx *ctx, const char *name) {
@@ -139,6 +147,8 @@ static const char *base_name(const char *name, char *buf, size_t cap) {
   if (n >= cap) n = cap - 1;
   memcpy(buf, name, n);
   buf[n] = '\0';
+  /* the filters on which entitlements the process holds all ask one fact */
+  if (!strcmp(buf, "require-entitlement") || !strcmp(buf, "entitlement-is-present")) snprintf(buf, cap, "entitlement");
   return buf;
 }
 
@@ -146,12 +156,14 @@ static const char *base_name(const char *name, char *buf, size_t cap) {
  * string; the rest (xattr, file-mode, extension-class, …) are facts the query must state. */
 static bool names_the_target(const char *base) {
   /* what the operation acts on; filters about the acting process (process-path, signing-identifier),
-   * ioctl/fsctl commands and socket parameters are facts instead */
+   * ioctl/fsctl commands and socket parameters are facts instead, and so are xpc-service-name (a
+   * mach-lookup of a global name is no XPC service lookup: (xpc-service-name-prefix "") in system.sb
+   * must not grant every lookup) and device-conforms-to (a fact about the device behind a path) */
   static const char *const own[] = {
       "global-name", "local-name", "sysctl-name", "iokit-user-client-class", "iokit-registry-entry-class",
-      "iokit-connection", "iokit-property", "device-conforms-to", "preference-domain", "notification-name",
+      "iokit-connection", "iokit-property", "preference-domain", "notification-name",
       "notification", "appleevent-destination", "ae-destination", "right-name", "auth-right-name", "target",
-      "kext-bundle-id", "info-type", "xpc-service-name", "ipc-posix-name", "nvram-variable", "boot-arg",
+      "kext-bundle-id", "info-type", "ipc-posix-name", "nvram-variable", "boot-arg",
   };
   for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
     if (!strcmp(base, own[i])) return true;
@@ -374,8 +386,11 @@ cordon_tri cordon_filter_match(cordon_filter *f, const cordon_target *t, cordon_
     return match_fact(f, "extension", ctx);
   case CORDON_F_NETWORK:
     return match_network(f, t, ctx);
-  case CORDON_F_OTHER:
-    return match_fact(f, f->name, ctx);
+  case CORDON_F_OTHER: {
+    cordon_tri r = match_fact(f, f->name, ctx);
+    if (r == CORDON_TRI_UNKNOWN) ctx->unknown_filter = true;
+    return r;
+  }
   }
   return CORDON_TRI_NO;
 }

@@ -49,6 +49,10 @@ typedef struct {
    * -D parameter, its name, with missing_is_param set */
   const char *missing;
   bool missing_is_param;
+  char missing_name[96];     /* where `missing` points for a fact name (valid while the ctx lives) */
+  /* out: a filter this build does not know (CORDON_F_OTHER) answered UNKNOWN: the caller decides soundly,
+   * taking it as matching in a deny and as not matching in an allow */
+  bool unknown_filter;
 } cordon_match_ctx;
 
 /* Parses `text` for operation `op` (canonical; decides network vs path vs name). Returns false with a

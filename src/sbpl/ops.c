@@ -193,14 +193,24 @@ static const op_entry ops[] = {
 static const struct {
   const char *alias, *canonical;
 } aliases[] = {
+    {"file-fsctl", "system-fsctl"},
+    {"file-issue-extension*", "file-issue-extension"},
+    {"file-issue-extension-read", "file-issue-extension"},
+    {"file-issue-extension-write", "file-issue-extension"},
     {"file-unlink", "file-write-unlink"},
+    {"file-write-mount", "file-mount"},
+    {"file-write-umount", "file-unmount"},
+    {"file-write-unmount", "file-unmount"},
     {"ipc-posix-sem", "ipc-posix-sem*"},
     {"ipc-posix-shm", "ipc-posix-shm*"},
     {"ipc-posix-shm-read", "ipc-posix-shm-read*"},
     {"ipc-posix-shm-write", "ipc-posix-shm-write*"},
     {"mach-priv", "mach-priv*"},
+    {"managed-preference*", "managed-preference-read"},
     {"process-exec", "process-exec*"},
     {"process-info", "process-info*"},
+    {"system-misc", "system*"},
+    {"time-set", "system-set-time"},
 };
 
 static int cmp_name(const void *key, const void *elem) {
@@ -255,3 +265,17 @@ bool cordon_sbpl_op_within(const char *op, const char *canonical) {
 }
 
 const char *cordon_sbpl_op_at(unsigned i) { return i < NOPS ? ops[i].name : NULL; }
+
+/* sbpl.scm's modifiers, its deprecated ones (no-callout, partial-symbolication, termination: accepted,
+ * then dropped or rewritten), and the names newer releases add. */
+static const char *const modifiers[] = {
+    "assign-storage-class", "deprecated", "file-approval-override", "grant", "grant-extension", "message",
+    "no-callout", "no-log", "no-profile", "no-report", "no-sandbox", "no-times", "partial-symbolication",
+    "report", "rootless", "send-signal", "telemetry", "telemetry-backtrace", "termination", "user-approval",
+};
+
+bool cordon_sbpl_modifier_known(const char *name) {
+  for (size_t i = 0; i < sizeof modifiers / sizeof modifiers[0]; i++)
+    if (!strcmp(modifiers[i], name)) return true;
+  return false;
+}

@@ -23,6 +23,10 @@ bool cordon_sbpl_op_default_covers(const char *canonical);
  * operation) and `op` is that wildcard itself or lies under it. */
 bool cordon_sbpl_op_within(const char *op, const char *canonical);
 
+/* True for a rule modifier Seatbelt knows ("report", "no-log", "send-signal", …, and the deprecated
+ * ones the prelude still accepts, such as "no-callout"). */
+bool cordon_sbpl_modifier_known(const char *name);
+
 /* Iterates all known canonical names: for (i = 0; (n = cordon_sbpl_op_at(i)); i++). */
 const char *cordon_sbpl_op_at(unsigned i);
 

@@ -26,6 +26,10 @@ typedef struct {
   /* An undefined (param "X") stays a parameter reference that filters keep as is_param instead of
    * evaluating to #f: reads back what the writer emitted without knowing the values. */
   bool symbolic_params;
+  /* The entitlements the checked program holds: (entitlement "x") is #t for these, #f for any other
+   * (by default it holds none). */
+  const char *const *entitlements;
+  size_t nentitlements;
   unsigned long step_limit;/* evaluation steps; 0 = CORDON_SBPL_DEFAULT_STEPS */
   unsigned depth_limit;    /* nested evaluation depth; 0 = CORDON_SBPL_DEFAULT_DEPTH */
   size_t size_limit;       /* bytes of text per file; 0 = CORDON_SBPL_DEFAULT_SIZE */

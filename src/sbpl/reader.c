@@ -273,6 +273,23 @@ static cordon_datum *read_char(reader *r, size_t start, unsigned line, size_t ls
   return d;
 }
 
+static cordon_datum *read_list(reader *r, size_t start, unsigned line, size_t ls);
+
+/* #(a b c): read as a list, then laid out as an array. */
+static cordon_datum *read_vector(reader *r, size_t start, unsigned line, size_t ls) {
+  r->i++; /* '#' */
+  cordon_datum *list = read_list(r, start + 1, line, ls);
+  long n = cordon_datum_list_length(list);
+  if (n < 0) fail_at(r, start, CORDON_SBPL_SYNTAX, "a vector cannot hold a dotted pair");
+  cordon_datum *d = make(r, CORDON_D_VECTOR, start, line, ls);
+  d->span.end = list->span.end;
+  d->u.vec.n = (size_t)n;
+  d->u.vec.items = need(r, cordon_arena_alloc(r->a, (size_t)(n ? n : 1) * sizeof *d->u.vec.items));
+  size_t k = 0;
+  for (cordon_datum *p = list; p->kind == CORDON_D_PAIR; p = p->u.pair.cdr) d->u.vec.items[k++] = p->u.pair.car;
+  return d;
+}
+
 static cordon_datum *read_hash(reader *r, size_t start, unsigned line, size_t ls) {
   char c = r->i + 1 < r->n ? r->s[r->i + 1] : 0;
   if (c == '"') {
@@ -307,8 +324,18 @@ static cordon_datum *read_hash(reader *r, size_t start, unsigned line, size_t ls
     d->u.b = t;
     return d;
   }
-  if (c == '(') fail_at(r, start, CORDON_SBPL_SYNTAX, "vectors '#(' are not part of SBPL");
+  if (c == '(') return read_vector(r, start, line, ls);
   fail_at(r, start, CORDON_SBPL_SYNTAX, "unknown syntax '#%.*s'", (int)(len > 40 ? 40 : len), tok);
+}
+
+/* Digits with an optional sign, point or exponent: a number (or a number SBPL refuses, such as 1.5 or
+ * one out of range). Any other token that starts with a digit is a symbol, as in the TinyScheme reader
+ * libsandbox embeds: Apple's profiles write hexadecimal ids such as 00f1 bare. */
+static bool is_number_shaped(const char *tok, size_t len) {
+  size_t k = (tok[0] == '+' || tok[0] == '-') ? 1 : 0;
+  for (; k < len; k++)
+    if (!((tok[k] >= '0' && tok[k] <= '9') || tok[k] == '.' || tok[k] == 'e' || tok[k] == 'E')) return false;
+  return true;
 }
 
 static cordon_datum *read_atom(reader *r, size_t start, unsigned line, size_t ls) {
@@ -320,6 +347,7 @@ static cordon_datum *read_atom(reader *r, size_t start, unsigned line, size_t ls
       fail_at(r, start + k, CORDON_SBPL_SYNTAX, "control character 0x%02x in a symbol", (unsigned char)tok[k]);
   bool numeric = (tok[0] >= '0' && tok[0] <= '9') ||
                  ((tok[0] == '+' || tok[0] == '-') && len > 1 && tok[1] >= '0' && tok[1] <= '9');
+  if (numeric && !is_number_shaped(tok, len)) numeric = false; /* 00f1, 12ab: symbols, as in TinyScheme */
   if (numeric) {
     int64_t v;
     if (!parse_int(r->s, start, end, 10, &v))

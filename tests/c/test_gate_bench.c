@@ -1,3 +1,4 @@
+/* needs: linux */
 /* tests/c/test_gate_bench.c — what a gated operation costs: the median time of each operation in a child
  * with and without the gate, on the same tree. It checks that every operation did what it says (on
  * disk), and prints the medians; GATE_BENCH_N sets the rounds (default 1000). The trees are on /dev/shm

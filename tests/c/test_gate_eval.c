@@ -1,3 +1,4 @@
+/* needs: linux */
 /* tests/c/test_gate_eval.c — what the gate asks of the evaluator (eval.h): the rule that decided one
  * class at one path, whether a rule names a path, and which denies lie beneath a name. */
 #include <setjmp.h>

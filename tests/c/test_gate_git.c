@@ -1,3 +1,4 @@
+/* needs: linux */
 /* tests/c/test_gate_git.c — git's layout rules, in a workdir the policy lets the command write: hooks,
  * config replaced only through config.lock with safe keys, sequencer todo lists without exec lines,
  * and no repository assembled from parts, in any order, by any syscall. */
@@ -53,8 +54,13 @@ static void do_hooks(gh_env *e, void *arg) {
   gh_check(err(unlink("hooks/mine.sample")) == 0, "a sample may be removed");
   /* a hooks directory made elsewhere and moved in, or a link to one */
   gh_check(err(mkdir("../myhooks", 0755)) == 0 && put("../myhooks/pre-commit", "evil") == 0, "hooks outside .git");
-  gh_check(err(symlink("../myhooks", "hooks2")) == 0, "an unrelated name");
-  gh_check(err(rename("hooks2", "modules")) == 0, "an unrelated rename");
+  /* git follows links in its own directory when it writes there: none may be made (git init's probe of
+   * core.symlinks, a link to "testing", excepted) */
+  gh_check(err(symlink("../myhooks", "hooks2")) == -EPERM, "no link in a git directory");
+  gh_check(err(symlink("../../outside", "COMMIT_EDITMSG")) == -EPERM, "nor one git would write through");
+  gh_check(err(symlink("testing", "tXXXXXX")) == 0 && err(unlink("tXXXXXX")) == 0, "git init's probe");
+  gh_check(put("notes", "x") == 0, "an unrelated name");
+  gh_check(err(rename("notes", "notes2")) == 0, "an unrelated rename");
   int fd = open("hooks/pre-commit", O_RDONLY);
   gh_check(fd >= 0, "reading a hook is not the gate's business");
   close(fd);

@@ -1,3 +1,4 @@
+/* needs: linux */
 /* tests/c/test_gate_gitreal.c — real git under the gate: init, clone, add and commit, branch, checkout,
  * rebase (plain, interactive with a sequence editor, --exec), stash, worktree add, submodule add and
  * update --init all work in a writable workdir; afterwards hooks and config are still unmodifiable by

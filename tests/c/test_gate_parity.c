@@ -1,3 +1,4 @@
+/* needs: linux */
 /* tests/c/test_gate_parity.c — where the policy allows, the gate answers as the kernel would: the same
  * sequence of operations (errors of every kind: trailing slashes, ".", "..", loops, dangling links,
  * bad pointers, names too long) is run once without the gate and once through it, in two identical

@@ -1,3 +1,4 @@
+/* needs: linux */
 /* tests/c/test_gate_paths.c — the gate resolves paths as the caller would and decides on what they
  * resolve to: symlinks (chained, relative, dangling, swapped in a loop), the caller's own descriptors
  * through /dev/stderr, /dev/fd/N and /proc/self/fd/N, and a path buffer changed after the call. */

@@ -1,3 +1,4 @@
+/* needs: linux */
 /* tests/c/test_gate_sockets.c — unix sockets by path: connect only to a socket bound inside the run or
  * one a rule names by path; bind decided as a creation; other addresses done as asked; and what may
  * block (a connect waiting for accept, a FIFO waiting for its reader) never stops the gate. */

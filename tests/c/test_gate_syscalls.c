@@ -1,3 +1,4 @@
+/* needs: linux */
 /* tests/c/test_gate_syscalls.c — every gated syscall, issued by number, allowed where the plan grants
  * writing and refused where it does not; the disk is checked afterwards. */
 #include <setjmp.h>

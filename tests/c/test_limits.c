@@ -1,3 +1,4 @@
+/* needs: linux */
 /* tests/c/test_limits.c — --limit specs and sizes, the rlimits a command gets, the PID namespace's own
  * pid_max, and the run's cgroup on this machine's real cgroup v2 hierarchy (limits.h). Kernel effects
  * run in children; the machine's own settings are checked unchanged afterwards. */

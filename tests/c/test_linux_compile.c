@@ -1,3 +1,4 @@
+/* needs: linux */
 /* tests/c/test_linux_compile.c — the Linux compiler: policy IR + profile → Landlock rules and masks, the
  * approximations it reports (always toward less access), the view, the gate's rules, the kernel check's
  * hints, and the rights mapping. Works on a scratch tree under /var/tmp/cordon-tests; nothing is enforced here (tests/enforce/ does that). */

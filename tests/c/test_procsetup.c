@@ -1,3 +1,4 @@
+/* needs: linux */
 /* tests/c/test_procsetup.c — descriptors a command inherits, its session keyring, and user namespaces
  * below the run's own (procsetup.h). Each case runs in a child and checks the outcome there: which
  * descriptors a program exec'd afterwards holds, which keys it can find, what unshare answers. */

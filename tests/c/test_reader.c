@@ -194,10 +194,10 @@ static void malformed_text_gives_located_errors(void **state) {
   expect_error("#| open", 0, CORDON_SBPL_SYNTAX, 1, 1, "unterminated block comment");
   expect_error("\"\\xZZ\"", 0, CORDON_SBPL_SYNTAX, 1, 2, "hex digits");
   expect_error("\"\\777\"", 0, CORDON_SBPL_SYNTAX, 1, 2, "octal");
-  expect_error("12ab", 0, CORDON_SBPL_SYNTAX, 1, 1, "invalid");
+  expect_error("1.5", 0, CORDON_SBPL_SYNTAX, 1, 1, "integers");
   expect_error("99999999999999999999", 0, CORDON_SBPL_SYNTAX, 1, 1, "out-of-range");
   expect_error("#\\bogus", 0, CORDON_SBPL_SYNTAX, 1, 1, "unknown character");
-  expect_error("#(1 2)", 0, CORDON_SBPL_SYNTAX, 1, 1, "vectors");
+  expect_error("#(1 . 2)", 0, CORDON_SBPL_SYNTAX, 1, 1, "dotted");
   expect_error("(. a)", 0, CORDON_SBPL_SYNTAX, 1, 2, "'.'");
   expect_error("'", 0, CORDON_SBPL_SYNTAX, 1, 1, "followed by a datum");
 }

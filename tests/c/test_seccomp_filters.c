@@ -1,3 +1,4 @@
+/* needs: linux */
 /* tests/c/test_seccomp_filters.c — what the base and gate filters (seccomp.h) refuse, notify and let
  * through, probed with real syscalls in a child that applied them: the built programs, and the same
  * programs exported and loaded the way the static front loads them. The gate's answers come from a

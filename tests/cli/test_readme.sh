@@ -17,7 +17,7 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 
 export HOME="$tmp/home" XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/config"
-mkdir -p "$HOME"/{notes,ref,src/app} "$XDG_STATE_HOME" "$XDG_CONFIG_HOME" "$tmp/bin" "$tmp/work"
+mkdir -p "$HOME"/{notes,ref,src/app} "$XDG_STATE_HOME" "$XDG_CONFIG_HOME" "$HOME/bin" "$tmp/work"
 # The workdir looks like a checkout: the README and the profile tree, so `cat README.md` and
 # `cordon lint profiles/…` find what they name.
 cp "$readme" "$tmp/work/README.md"
@@ -56,15 +56,15 @@ for line in "${examples[@]}"; do
     for w in "${words[@]}"; do
       if [ "$after" = 1 ]; then
         if [[ "$safe" != *" $w "* ]]; then
-          printf '#!/bin/sh\necho "stub $(basename "$0")" "$@"\n' >"$tmp/bin/$w"
-          chmod +x "$tmp/bin/$w"
+          printf '#!/bin/sh\necho "stub $(basename "$0")" "$@"\n' >"$HOME/bin/$w"
+          chmod +x "$HOME/bin/$w"
         fi
         break
       fi
       [ "$w" = "--" ] && after=1
     done
   fi
-  (cd "$tmp/work" && CORDON_BIN="$cordon" PATH="$tmp/bin:$PATH" \
+  (cd "$tmp/work" && CORDON_BIN="$cordon" PATH="$HOME/bin:$PATH" \
      bash -c "cordon() { \"\$CORDON_BIN\" \"\$@\"; }; $cmd" </dev/null >"$tmp/out" 2>"$tmp/err")
   status=$?
   if [[ "|$expect|" == *"|$status|"* ]] && [ ! -s "$tmp/err" ]; then ok

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# needs: linux
 # tests/cli/test_run.sh — `cordon run`: exit codes, failing closed (the command never runs), argv passed
 # through exactly, host execution only when the profile allows it.
 set -u

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# needs: linux
 # tests/cli/test_run_limits.sh — `cordon run`'s run options that are not policy: --limit (defaults,
 # overrides, clear errors), --pass-fd (only a descriptor the caller passed), --shared-tmp, and the PID
 # namespace that is always on. Everything is checked through --dry-run or an error that runs nothing

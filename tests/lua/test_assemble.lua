@@ -427,4 +427,17 @@ t.test("require 'cordon' offers select, assemble and explain with the CLI's opti
 end)
 
 os.execute("rm -rf '" .. tmp .. "'")
+t.test("an own module that fails to load is cordon's failure, never a policy built without it", function()
+  for _, name in ipairs { "cordon.config", "cordon.env" } do
+    local real = package.loaded[name]
+    package.loaded[name] = nil
+    package.preload[name] = function() error(name .. " broken") end
+    local ok, err = pcall(asm, {})
+    package.preload[name] = nil
+    package.loaded[name] = real
+    t.ok(not ok and tostring(err):find(name .. " broken", 1, true), name .. ": the error stands: " .. tostring(err))
+  end
+  t.ok(asm({}), "assembles again with the real modules")
+end)
+
 return t.finish()

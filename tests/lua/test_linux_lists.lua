@@ -1,3 +1,4 @@
+-- needs: linux
 -- tests/lua/test_linux_lists.lua — the Linux plan's sockets and start-up files come from the policy (the
 -- tree's socket rules, lua/cordon/protect.lua), not from lists of its own: the gate refuses connecting to
 -- a socket the tree denies, an integration that allows it opens it, and every protect.in_home name in a

@@ -1,3 +1,4 @@
+-- needs: linux
 -- tests/lua/test_manager_run_options.lua — transform's run options that are not policy (lmanager.c):
 -- limits specs applied in order, descriptors to pass, and their failure shapes (a bad value is a
 -- runtime failure, nil + "invalid_request: …"; a wrong type is misuse and raises).

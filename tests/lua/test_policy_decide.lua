@@ -89,6 +89,19 @@ t.test("network targets follow the documented syntax", function()
   t.fails("bad_target", p:decide("network-outbound", "example.com"))
 end)
 
+t.test("a relative target of a path operation is bad_target, not a deny", function()
+  local p = policy()
+  for _, op in ipairs { "file-read-data", "file-write*", "process-exec" } do
+    local msg = t.fails("bad_target", p:decide(op, "src/main.c"))
+    t.ok(msg:find("absolute", 1, true), msg)
+  end
+  t.fails("bad_target", p:decide("file-read-data", ""))
+  t.ok((p:decide("mach-lookup", "com.apple.x")), "a name is no path")
+  local out, _, errors = p:decide_batch("file-read-data rel\nfile-read-data /usr/a\n")
+  t.eq(errors, 1, "the batch counts it as an error line")
+  t.ok(out:find("^error"), out)
+end)
+
 t.test("runtime failures return nil, message, code; misuse raises", function()
   local p = policy()
   local msg = t.fails("unknown_operation", p:decide("file-reed-data", "/x"))

@@ -82,6 +82,30 @@ t.test("C loops that allocate nothing are charged too", function()
   t.eq(run("return ('ab'):rep(3, '-')"), "ab-ab-ab")
 end)
 
+t.test("C loops that call back into C through metamethods are charged by their range", function()
+  -- Each ran for ever in C (no VM instruction for the hook, nothing allocated) before it was charged.
+  local function stopped(code)
+    local msg = t.fails("budget_exceeded", run(code, { seconds = 1 }))
+    t.ok(msg:find("s.lua:1: instruction budget exceeded (a call costing", 1, true), msg)
+  end
+  stopped("setmetatable(string, { __index = table.concat }) return table.concat('', '', 1, math.maxinteger)")
+  stopped("local t = setmetatable({}, { __index = tostring }) return table.concat(t, '', 1, 1e15)")
+  stopped("return table.move({}, 1, 1e15, 1, {})")  -- a float bound is an integer to table.move
+  stopped("local t = setmetatable({}, { __len = function() return (1 << 31) - 2 end, "
+          .. "__index = function() return 1 end }) table.sort(t, rawequal)")
+  stopped("return string.rep('(', 200000):find('%b()')")  -- %b costs the subject at every position
+  stopped("return string.rep('a', 200000):find('(a*)%1b')")
+  t.eq(run("local t = {3, 1, 2} table.sort(t) return table.concat(t, ',')"), "1,2,3")
+  t.eq(run("return ('f(a(b)c)'):match('%b()')"), "(a(b)c)")
+end)
+
+t.test("the strings' shared metatable cannot be reached, so string indexing cannot be redirected", function()
+  t.eq(run("return getmetatable('')"), false)
+  t.fails("lua_error", run("local mt = getmetatable('') mt.__index = string.sub mt.__len = true "
+                           .. "return table.concat('', '', 1, math.maxinteger)", { seconds = 1 }))
+  t.eq(run("return ('abc'):upper()"), "ABC")
+end)
+
 t.test("a wall-clock limit stops work the instruction count cannot see", function()
   local msg = t.fails("budget_exceeded", run(
     "local s = string.rep('x', 1 << 21) while true do local u = s .. 'a' end", { instructions = 1 << 50, seconds = 0.2 }))

@@ -56,19 +56,33 @@ t.test("a workdir that is its repository's top needs no grant", function()
   t.eq(#asm(own).found, 0)
 end)
 
-t.test("an enclosing gitfile inside a writable root is not followed; outside one it is", function()
-  local outer, target = base .. "/outer", base .. "/real-gitdir"
+t.test("an enclosing gitfile is followed only where git made the link: a worktree that names it back", function()
+  local main, outer = base .. "/main-repo", base .. "/outer"
+  mkdir(main)
+  git(main, "init -q")
+  git(main, "-c user.email=t@e -c user.name=t commit -q --allow-empty -m x")
+  git(main, "worktree add -q " .. outer)
   mkdir(outer .. "/sub")
-  mkdir(target)
-  git(target, "init -q --bare")
-  t.write(outer .. "/.git", "gitdir: " .. target .. "\n")
+  local wt = main .. "/.git/worktrees/outer"
   local planted = asm(outer .. "/sub", { add_dirs = { outer } })
-  t.eq(kinds(planted)[target], nil, "a pointer in a writable root grants nothing")
+  t.eq(kinds(planted)[wt], nil, "a pointer in a writable root grants nothing")
   t.ok(planted.workspace_notes[1]:find("could have been planted", 1, true), tostring(planted.workspace_notes[1]))
   local followed = asm(outer .. "/sub")
   t.eq(kinds(followed)[outer], "repository")
-  t.eq(kinds(followed)[target], "git directory", "the gitdir a trusted pointer names is read")
-  t.eq(followed:decide("file-write-data", target .. "/config"), "deny")
+  t.eq(kinds(followed)[wt], "git directory", "the worktree's git directory, which names the gitfile back")
+  t.eq(followed:decide("file-write-data", wt .. "/HEAD"), "deny")
+end)
+
+t.test("a gitfile an earlier run could have written names nothing that gets granted", function()
+  local outer, target = base .. "/forged", base .. "/elsewhere"
+  mkdir(outer .. "/sub")
+  mkdir(target)
+  git(target, "init -q --bare")  -- a real git directory, but nothing links it to the gitfile
+  t.write(outer .. "/.git", "gitdir: " .. target .. "\n")
+  local p = asm(outer .. "/sub")
+  t.eq(kinds(p)[target], nil, "not granted")
+  t.ok(p.workspace_notes[1]:find("neither a worktree's git directory naming it back", 1, true), tostring(p.workspace_notes[1]))
+  t.eq(p:decide("file-read-data", target .. "/config"), "deny")
 end)
 
 t.test("a repository whose top is HOME (dotfiles in git) grants only its git directory", function()

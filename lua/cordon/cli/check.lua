@@ -18,6 +18,8 @@ M.spec = common.spec_with {
   { "define", short = "D", value = true, list = true, metavar = "KEY=VALUE",
     help = "a (param \"KEY\") value for --policy" },
   { "import-dir", value = true, list = true, metavar = "DIR", help = "search DIR for (import …) of --policy" },
+  { "default-params", help = "with --policy: fill the usual sandboxd parameters (_HOME, TMPDIR, DARWIN_*, …) "
+    .. "that -D does not give, from the environment and the home directory, and say which" },
   { "batch", value = true, metavar = "FILE", help = "read 'OPERATION TARGET' lines from FILE ('-': stdin)" },
   { "line-buffered", help = "with --batch: answer and flush each line as it arrives (for a co-process)" },
   { "fact", value = true, list = true, metavar = "NAME=VALUE",
@@ -28,7 +30,7 @@ M.spec = common.spec_with {
 }
 
 local function usage()
-  return "usage: cordon check --policy FILE.sb [-D KEY=VALUE]... [--import-dir DIR]... OPERATION TARGET\n"
+  return "usage: cordon check --policy FILE.sb [-D KEY=VALUE]... [--default-params] [--import-dir DIR]... OPERATION TARGET\n"
     .. "       cordon check [ASSEMBLY OPTIONS] [-- CMD ...] OPERATION TARGET\n"
     .. "       cordon check ... --batch FILE|-\n\n"
     .. "Decides OPERATION (file-read-data, file-write*, network-outbound, mach-lookup, ...) on TARGET the\n"
@@ -89,6 +91,17 @@ local function read_file(path)
   return text
 end
 
+-- The --fact entitlement=NAME values: (entitlement "NAME") is true while the profile is evaluated, and
+-- the same fact answers the entitlement filters when deciding.
+local function entitlements_of(opts)
+  local out = {}
+  for _, f in ipairs(opts.fact or {}) do
+    local name = f:match("^entitlement=(.+)$")
+    if name then out[#out + 1] = name end
+  end
+  return out
+end
+
 -- Parses the policy the options name. Returns policy, describe (rule source -> where it came from),
 -- platform (the assembled policy's target; "darwin" for --policy, since an SBPL file is a Seatbelt policy).
 local function load_policy(opts)
@@ -102,15 +115,44 @@ local function load_policy(opts)
       if not k then return nil, "-D expects KEY=VALUE, got '" .. d .. "'" end
       params[#params + 1] = { k, v }
     end
-    local p, perr = sbpl.parse(text, opts.policy, header_params(text, params),
-                               { import_dirs = opts["import-dir"] or {}, symbolic_params = true })
+    params = header_params(text, params)
+    if opts["default-params"] then
+      local given = {}
+      for _, kv in ipairs(params) do given[kv[1]] = true end
+      local groups, order = {}, {} -- one note per value: "_HOME HOME HOME_DIR = /Users/me ($HOME)"
+      for _, f in ipairs(require("cordon.sbpl_params").fill(given)) do
+        params[#params + 1] = { f[1], f[2] }
+        local key = f[2] .. "\0" .. f[3]
+        if not groups[key] then
+          groups[key] = { names = {}, value = f[2], from = f[3] }
+          order[#order + 1] = key
+        end
+        table.insert(groups[key].names, f[1])
+      end
+      for _, key in ipairs(order) do
+        local g = groups[key]
+        io.stderr:write("cordon: note: --default-params: ", table.concat(g.names, " "), " = ", g.value, " (", g.from, ")\n")
+      end
+    end
+    local p, perr = sbpl.parse(text, opts.policy, params,
+                               -- with the parameters a Mac would give filled, the others are undefined (#f),
+                               -- as on a Mac; otherwise an undefined one stays unknown and decisions say so
+                               { import_dirs = opts["import-dir"] or {}, symbolic_params = not opts["default-params"],
+                                 entitlements = entitlements_of(opts) })
     if not p then return nil, perr end
     return p, function() return nil end, "darwin"
   end
-  if opts.define or opts["import-dir"] then return nil, "-D and --import-dir go with --policy" end
+  if opts.define or opts["import-dir"] or opts["default-params"] then
+    return nil, "-D, --import-dir and --default-params go with --policy"
+  end
   local assembled, aerr = common.assemble_policy(opts)
   if not assembled then return nil, aerr end
-  local p, perr = sbpl.parse(assembled.text, "assembled", assembled.params)
+  return M.parse_assembled(assembled)
+end
+
+-- An assembled policy parsed for deciding: policy, describe, platform (as load_policy returns them).
+function M.parse_assembled(assembled)
+  local p, perr = require("cordon.sbpl").parse(assembled.text, "assembled", assembled.params)
   if not p then return nil, "the assembled policy does not parse: " .. tostring(perr) end
   -- assembled line -> the fragment it came from: each source starts with its ";; Source:" line
   local sources = assembled.sources or {}
@@ -127,7 +169,7 @@ end
 
 -- Seatbelt sees absolute paths only, so a relative TARGET for a path operation can never match a
 -- rule: answering "deny" would look like a verdict about the file the user meant. Say so instead.
-local function relative_target(op, target)
+function M.relative_target(op, target)
   if not (op:match("^file") or op:match("^process%-exec")) then return nil end
   if target:sub(1, 1) == "/" then return nil end
   local cwd = require("cordon.c.sys").getcwd()
@@ -193,10 +235,21 @@ local function render_text(action, rule, d, describe, target, platform)
     out[#out + 1] = "  fell back: " .. table.concat(d.chain, " -> ") .. " -> default"
   end
   for _, a in ipairs(d.assumed) do
+    if a.matched then
+      out[#out + 1] = "  note: " .. a.source .. " uses the filter '" .. a.fact .. "', which this build does not know:"
+        .. " taken as matching, since it is a deny (the answer is the safe one; it may be allow on a Mac)"
+    elseif a.unknown then
+      out[#out + 1] = "  note: " .. a.source .. " uses the filter '" .. a.fact .. "', which this build does not know:"
+        .. " taken as not matching, since it is an allow"
+    else
     out[#out + 1] = "  note: " .. a.source .. (a.param
       and (" uses (param \"" .. a.param .. "\"), which has no value; assumed not to match (give -D " .. a.param .. "=…)")
       or (" depends on " .. a.fact .. ", which the query did not give; assumed not to match (give --fact "
           .. a.fact .. "=…)"))
+    end
+  end
+  if d.unknown then
+    out[#out + 1] = "  note: the answer depended on a filter this build does not know (cordon lint: unknown-filter)"
   end
   if d.nassumed > #d.assumed then
     out[#out + 1] = "  note: " .. (d.nassumed - #d.assumed) .. " more rules depend on facts the query did not give"
@@ -213,7 +266,7 @@ end
 local function render_json(action, rule, d, op, target, describe)
   local jsonout = require "cordon.cli.jsonout"
   local doc = { decision = action, operation = d.operation, query = { operation = op, target = target },
-                by = d.by, chain = d.chain, assumed = d.assumed }
+                by = d.by, chain = d.chain, assumed = d.assumed, unknown = d.unknown or nil }
   if d.by == "rule" then
     doc.rule = { source = rule.source, text = rule.text, action = rule.action, ops = rule.ops,
                  filtered = d.filtered, fragment = describe(rule.source) }
@@ -224,8 +277,8 @@ end
 -- On Linux the gate keeps git's layout beyond the policy (docs/linux-gate.md): hooks, config and todo
 -- lists of every git directory. Returns its refusal and rule for a write the policy allows, or nil.
 local function git_layout(operation, target)
-  local ok, linux = pcall(require, "cordon.c.linux")
-  if not ok or type(linux) ~= "table" or not linux.git_layout or not operation:match("^file%-write") then return nil end
+  if not package.preload["cordon.c.linux"] or not operation:match("^file%-write") then return nil end  -- a build without it
+  local linux = require "cordon.c.linux"
   local q = operation == "file-write-create" and "create" or operation == "file-write-unlink" and "remove" or "write"
   return linux.git_layout(target, q)
 end
@@ -287,7 +340,7 @@ function M.run(argv, first)
     return cli.fail("expected OPERATION TARGET (see cordon check --help)")
   end
   if not opts.batch then
-    local rerr = relative_target(pos[1], pos[2])
+    local rerr = M.relative_target(pos[1], pos[2])
     if rerr then return cli.fail(rerr) end
   end
   local facts, ferr = facts_of(opts)
@@ -295,19 +348,32 @@ function M.run(argv, first)
   local p, describe, platform = load_policy(opts)
   if not p then return cli.fail(describe) end
   if opts.batch then return batch(p, opts) end
-  local action, rule, d = p:decide(pos[1], pos[2], facts)
-  if not action then return cli.fail(rule) end
+  local text, code = M.answer(p, describe, platform, pos[1], pos[2], facts, opts.json)
+  if not text then return cli.fail(code) end
+  io.stdout:write(text)
+  return code
+end
+
+-- One decision as `cordon check` prints it: text, exit status (0 allow, 1 deny), or nil, message.
+function M.answer(p, describe, platform, op, target, facts, as_json)
+  -- facts of the acting process that the query leaves out keep their documented defaults
+  local action, rule, d = p:decide(op, target, (require("cordon.sbpl_facts").with_defaults(facts)))
+  if not action then return nil, rule end
   local why, git_rule
-  if action == "allow" and platform == "linux" then why, git_rule = git_layout(d.operation, pos[2]) end
+  if action == "allow" and platform == "linux" then why, git_rule = git_layout(d.operation, target) end
   if why then
-    io.stdout:write(opts.json and render_json_git(why, git_rule, d, pos[1], pos[2])
-                    or ("deny\n" .. git_rule .. " (the Linux gate, beyond the policy): " .. why .. "\n"
-                        .. "  the policy alone: " .. render_text(action, rule, d, describe, pos[2], platform)))
-    return 1
+    return as_json and render_json_git(why, git_rule, d, op, target)
+      or ("deny\n" .. git_rule .. " (the Linux gate, beyond the policy): " .. why .. "\n"
+          .. "  the policy alone: " .. render_text(action, rule, d, describe, target, platform)), 1
   end
-  io.stdout:write(opts.json and render_json(action, rule, d, pos[1], pos[2], describe)
-                  or render_text(action, rule, d, describe, pos[2], platform))
-  return action == "allow" and 0 or 1
+  local text = as_json and render_json(action, rule, d, op, target, describe)
+               or render_text(action, rule, d, describe, target, platform)
+  if not as_json and action == "allow" and platform == "linux" and d.operation:match("^file%-write")
+     and not package.preload["cordon.c.linux"] then
+    text = text .. "  note: this build has no Linux backend, so git's layout rules (the Linux gate's, beyond the "
+      .. "policy) are not part of this answer\n"
+  end
+  return text, action == "allow" and 0 or 1
 end
 
 return M

@@ -15,12 +15,15 @@ M.commands = {
   { "trust", "trust a workdir's .cordon.yaml as it is now; list or revoke trusted directories" },
   { "session", "keep an execution boundary across commands" },
   { "repl", "an interactive Lua prompt with cordon loaded" },
+  { "script", "run a trusted Lua script with cordon loaded (also: cordon FILE.lua)" },
   { "version", "print the version" },
-  { "lua", "run a Lua script with cordon loaded (for tests and tools)" },
+  { "completion", "print a shell completion script (bash, zsh or fish)" },
+  { "lua", "the same as script, but an error in the script exits 125 (for tests and tools)" },
 }
 
 local function usage(out)
-  local lines = { "usage: cordon COMMAND [OPTIONS] [-- CMD ...]", "", "commands:" }
+  local lines = { "usage: cordon COMMAND [OPTIONS] [-- CMD ...]",
+                  "       cordon FILE.lua [ARGS ...]      (cordon script FILE.lua ARGS ...)", "", "commands:" }
   for _, c in ipairs(M.commands) do lines[#lines + 1] = string.format("  %-10s %s", c[1], c[2]) end
   lines[#lines + 1] = ""
   lines[#lines + 1] = "Run `cordon COMMAND --help` for the options of one command."
@@ -55,6 +58,7 @@ function M.main(argv)
   if name == "--version" then name = "version" end
   local known = false
   for _, c in ipairs(M.commands) do known = known or c[1] == name end
+  if not known and name:match("%.lua$") then return require("cordon.cli.script").exec(argv, 1, 1, "script") end
   if not known then return M.fail("unknown command '" .. name .. "' (see cordon --help)") end
   local mod = require("cordon.cli." .. name)
   return mod.run(argv, 2)

@@ -36,7 +36,9 @@ local function usage()
     .. "filters and modifiers, and the traps of Seatbelt: trailing slashes, unanchored deny regexes,\n"
     .. "(local …) on network-outbound, hosts other than * and localhost, a deny on a coarser or finer\n"
     .. "operation than the allow it should beat, rules shadowed by later ones, (with no-sandbox), and\n"
-    .. "strings too long for sandbox-exec. Codes: docs/lint.md.\n\n"
+    .. "strings too long for sandbox-exec, file-operation denies on unix sockets. Codes: docs/lint.md.\n\n"
+    .. "A FILE.lua profile script runs in its sandbox and the rules it returns are linted, each finding\n"
+    .. "placed at 'FILE.lua: rule N'.\n\n"
     .. "A file inside a profile tree (a " .. M.BASE_NAME .. " in its own or an ancestor directory) is linted\n"
     .. "after that base, whose findings are not reported; HOME_DIR and WORKDIR are the placeholders\n"
     .. "/HOME_DIR and /WORKDIR unless -D gives them.\n\n"
@@ -135,6 +137,17 @@ local function by_place(a, b)
   return a.order < b.order
 end
 
+-- The checks written in Lua (lua/cordon/lint_sockets.lua), on the rules of `file`, as findings.
+local function lua_findings(p, file)
+  local out = {}
+  for _, f in ipairs(require("cordon.lint_sockets").check(p, file)) do
+    local fname, line, col = f.source:match("^(.*):(%d+):(%d+)$")
+    f.file, f.line, f.col = fname or file, tonumber(line) or 1, tonumber(col) or 1
+    out[#out + 1] = f
+  end
+  return out
+end
+
 -- Lints `text` (the file `path`) after its preludes: one SBPL text imports each prelude and then the
 -- file, by absolute name, so every rule keeps its own file:line:col. Findings located in a prelude are
 -- dropped; the file's own absolute name is given back as the name the user wrote.
@@ -186,7 +199,9 @@ local function lint_with_preludes(path, text, preludes, params, opts)
     end
   end
   local out = {}
-  for i, f in ipairs(p:lint(text, abs)) do
+  local found = p:lint(text, abs)
+  for _, f in ipairs(lua_findings(p, abs)) do found[#found + 1] = f end
+  for i, f in ipairs(found) do
     own(f)
     f.order = i
     local skip = in_prelude[f.file] or (f.code == "version-missing" and prelude_version)
@@ -197,7 +212,52 @@ local function lint_with_preludes(path, text, preludes, params, opts)
   return out
 end
 
+-- A Lua profile script (docs/lua-profiles.md) runs in its sandbox, as `--append-profile` runs it; the
+-- rules it returns are written as SBPL, one after another, and linted there. Each finding is placed at
+-- "FILE.lua: rule N", the rule that caused it (the same name a decision shows).
+local function lint_lua_profile(path, params)
+  local rules, err = require("cordon.luaprofile").load(path, { platform = "darwin", workdir = "/WORKDIR" })
+  if not rules then
+    local detail = tostring(err):gsub("^lua_profile: ", "")
+    local line = tonumber(detail:match("^[^:]*:(%d+):"))
+    return { { code = "parse-error", severity = "error", message = detail, file = path, line = line or 1, col = 1,
+               source = path .. ":" .. (line or 1) .. ":1" } }
+  end
+  local writer = require "cordon.c.writer"
+  local chunks, starts, line = {}, {}, 1
+  for i, r in ipairs(rules) do
+    local t, werr = writer.write({ r })
+    if not t then
+      return { { code = "parse-error", severity = "error", message = "rule " .. i .. ": " .. tostring(werr),
+                 file = path, line = i, col = 1, source = path .. ": rule " .. i } }
+    end
+    starts[i] = line
+    chunks[#chunks + 1] = t
+    local _, n = t:gsub("\n", "")
+    line = line + n
+  end
+  local text = table.concat(chunks)
+  local p, perr = require("cordon.sbpl").parse(text, path, params, { symbolic_params = true, no_import = true })
+  if not p then return { parse_finding(path, perr) } end
+  local out = {}
+  local found = p:lint(text, path)
+  for _, f in ipairs(lua_findings(p, path)) do found[#found + 1] = f end
+  p:close()
+  for _, f in ipairs(found) do
+    if f.code ~= "version-missing" then -- a profile script adds rules to a policy that has its version
+      local rule = 1
+      for i, start in ipairs(starts) do
+        if start <= (f.line or 1) then rule = i end
+      end
+      f.file, f.line, f.col, f.source = path, rule, 1, path .. ": rule " .. rule
+      out[#out + 1] = f
+    end
+  end
+  return out
+end
+
 local function lint_file(path, params, opts)
+  if path:match("%.lua$") then return lint_lua_profile(path, params) end
   local text, err = read_text(path)
   if not text then return nil, err end
   local preludes = preludes_for(path, opts)
@@ -207,6 +267,7 @@ local function lint_file(path, params, opts)
   local p, perr = sbpl.parse(text, path, params, { import_dirs = opts["import-dir"] or {}, symbolic_params = true })
   if not p then return { parse_finding(path, perr) } end
   local findings = p:lint(text, path)
+  for _, f in ipairs(lua_findings(p, path)) do findings[#findings + 1] = f end
   p:close()
   return findings
 end

@@ -1,9 +1,14 @@
 -- lua/cordon/cli/repl.lua — `cordon repl`: an interactive Lua prompt with cordon loaded.
 --
 -- Expressions print their values (`=expr` or just `expr`), statements run; an unfinished chunk asks for
--- more lines. Values are pretty-printed: tables as nested fields, userdata through their __tostring
--- (a cordon.Profile prints its description). Line editing and history come from libedit; the history
--- is kept in $XDG_STATE_HOME/cordon/repl_history (or ~/.local/state/…) when that directory exists.
+-- more lines, and one still unfinished at end of input is an error (exit 1). A value too large for a
+-- screen prints as a summary (show.lua) and `:all` prints it whole; `:` commands are in
+-- repl_commands.lua. On a terminal: line editing, Tab completion (complete.lua), Ctrl-C stops the
+-- running chunk, and every line goes to the history file as it is typed (history.lua). Piped input
+-- gets no prompt and no editing.
+local show = require "cordon.cli.show"
+local commands = require "cordon.cli.repl_commands"
+
 local M = { summary = "an interactive Lua prompt with cordon loaded" }
 
 local HELP = [[
@@ -13,64 +18,26 @@ An interactive Lua 5.4 prompt with `cordon` loaded (require "cordon"). Type an e
 value (`=expr` also works), or any Lua statement. Examples:
   p = cordon.profile.standard("workspace-write")
   p:can_write("/w/src", {cwd = "/w"})
-  text, params = cordon.manager.seatbelt_policy("read-only", {cwd = "/w", home = "/h"})
-  cordon.manager.transform{argv = {"ls"}, cwd = "/w", profile = "read-only", ctx = {cwd = "/w"}, platform = "linux"}
-End with Ctrl-D or os.exit().
+  :policy --workdir /w --platform darwin -- claude
+  :check file-write-data /w/.git/hooks/pre-commit
+Tab completes names (cordon.sb<Tab>, p:de<Tab>); Ctrl-C stops a running chunk; Ctrl-D or os.exit() leaves.
+
+commands:
+  :help [NAME]     one line per function, or the line for NAME
+  :load FILE       run a Lua file in this session
+  :policy [OPTS]   assemble as `cordon policy` does (same options), into the global `policy`
+  :check OP TARGET decide against `policy`, as `cordon check` does
+  :all             print the last value whole (large values print as a summary)
+  :quit            leave
 
 options:
   --no-history   neither read nor write the history file
   -h, --help     show this help
+
+History: $XDG_STATE_HOME/cordon/repl_history (default ~/.local/state/cordon/repl_history).
 ]]
 
--- Pretty printer: strings quoted, tables nested up to `depth`, cycles marked, keys in a stable order.
-local function show(v, depth, seen, indent)
-  local ty = type(v)
-  if ty == "string" then return string.format("%q", v) end
-  if ty ~= "table" then
-    local mt = getmetatable(v)
-    if (ty == "userdata" or ty == "table") and mt and mt.__tostring then return tostring(v) end
-    return tostring(v)
-  end
-  local mt = getmetatable(v)
-  if mt and mt.__tostring then return tostring(v) end
-  if seen[v] then return "<cycle>" end
-  if depth <= 0 then return "{…}" end
-  seen[v] = true
-  local keys, n = {}, #v
-  for k in pairs(v) do
-    if not (math.type(k) == "integer" and k >= 1 and k <= n) then keys[#keys + 1] = k end
-  end
-  table.sort(keys, function(a, b)
-    if type(a) == type(b) and (type(a) == "string" or type(a) == "number") then return a < b end
-    return type(a) < type(b)
-  end)
-  local parts = {}
-  for i = 1, n do parts[#parts + 1] = show(v[i], depth - 1, seen, indent .. "  ") end
-  for _, k in ipairs(keys) do
-    local name = type(k) == "string" and k:match("^[%a_][%w_]*$") and k or ("[" .. show(k, 0, seen, "") .. "]")
-    parts[#parts + 1] = name .. " = " .. show(v[k], depth - 1, seen, indent .. "  ")
-  end
-  seen[v] = nil
-  local flat = "{ " .. table.concat(parts, ", ") .. " }"
-  if #parts == 0 then return "{}" end
-  if #flat <= 80 and not flat:find("\n") then return flat end
-  return "{\n" .. indent .. "  " .. table.concat(parts, ",\n" .. indent .. "  ") .. "\n" .. indent .. "}"
-end
-M.show = function(v) return show(v, 5, {}, "") end
-
-local function history_file()
-  local sys = require "cordon.c.sys"
-  local state = sys.getenv("XDG_STATE_HOME")
-  if not state or state == "" then
-    local home = sys.getenv("HOME")
-    if not home then return nil end
-    state = home .. "/.local/state"
-  end
-  local dir = state .. "/cordon"
-  local st = sys.stat(dir)
-  if st and st.type == "directory" then return dir .. "/repl_history" end
-  return nil
-end
+M.show = show.full
 
 -- Compiles one chunk: as an expression first (so `1 + 1` prints 2), then as statements. Returns the
 -- function, or nil and the error, with `incomplete` true when more lines could finish it.
@@ -84,32 +51,72 @@ local function compile(src, env)
   return nil, err, err:find("<eof>$") ~= nil or experr:find("<eof>$") ~= nil
 end
 
--- Reads lines from `read(prompt)` until end of input, evaluating each complete chunk.
-function M.loop(read, out, env)
+-- Prints what a chunk returned. A __tostring that raises is reported like any other error.
+local function print_results(s, res)
+  if not res[1] then
+    local ok, text = pcall(tostring, res[2])
+    s.out:write("error: ", ok and text or "(an error value whose __tostring raises)", "\n")
+    return
+  end
+  if res.n == 2 then s.last = res[2] end
+  local parts = {}
+  for i = 2, res.n do
+    local ok, text, cut, lines = pcall(show.brief, res[i])
+    if not ok then
+      s.out:write("error: cannot show the value: ", tostring(text), "\n")
+      return
+    end
+    if cut then
+      s.last = res[i]
+      text = text .. "\n-- " .. (lines and (lines .. " lines") or "a large value") .. " in full: :all"
+    end
+    parts[#parts + 1] = text
+  end
+  if #parts > 0 then s.out:write(table.concat(parts, "\t"), "\n") end
+end
+
+-- Reads lines from `read(prompt)` until end of input (nil), evaluating each complete chunk; false from
+-- read is a line given up (Ctrl-C). `call(fn)` runs a chunk like pcall. Returns the exit status.
+function M.loop(read, out, env, call, record)
+  call = call or pcall
+  local s = { env = env, out = out }
+  s.run = function(fn) print_results(s, table.pack(call(fn))) end
   local buffer
   while true do
     local line = read(buffer and ">> " or "cordon> ")
-    if not line then break end
-    buffer = buffer and (buffer .. "\n" .. line) or line
-    if buffer:match("^%s*$") then
+    if line == nil then break end
+    if line == false then
+      if buffer then out:write("(chunk discarded)\n") end
       buffer = nil
     else
-      local fn, err, incomplete = compile(buffer, env)
-      if fn then
-        buffer = nil
-        local res = table.pack(pcall(fn))
-        if not res[1] then
-          out:write("error: ", tostring(res[2]), "\n")
+      if record and line:find("%S") then record(line) end
+      if not buffer and line:match("^:") then
+        local ok, more = call(commands.dispatch, s, line)  -- Ctrl-C stops a command too
+        if not ok then print_results(s, { false, more, n = 2 }) elseif not more then break end
+      else
+        buffer = buffer and (buffer .. "\n" .. line) or line
+        if buffer:match("^%s*$") then
+          buffer = nil
         else
-          for i = 2, res.n do out:write(M.show(res[i]), i < res.n and "\t" or "\n") end
+          local fn, err, incomplete = compile(buffer, env)
+          if fn then
+            buffer = nil
+            s.run(fn)
+          elseif not incomplete then
+            buffer = nil
+            out:write("syntax error: ", err, "\n")
+          end
         end
-      elseif not incomplete then
-        buffer = nil
-        out:write("syntax error: ", err, "\n")
       end
     end
     out:flush()
   end
+  if buffer then
+    local _, err = compile(buffer, env)
+    io.stderr:write("cordon: unfinished chunk at end of input: ", tostring(err), "\n")
+    return 1
+  end
+  return 0
 end
 
 function M.run(argv, first)
@@ -127,22 +134,30 @@ function M.run(argv, first)
   end
   local env = setmetatable({ cordon = require "cordon" }, { __index = _G })
   local sys = require "cordon.c.sys"
-  local interactive = sys.isatty and sys.isatty(0)
-  local read
-  local rl, hist
-  if interactive then
-    rl = require "cordon.c.readline"
-    hist = history and history_file() or nil
-    if hist then rl.load_history(hist) end
-    io.stdout:write("cordon ", require("cordon").version, " (", _VERSION, ") — Ctrl-D to leave, cordon repl --help\n")
-    read = rl.readline
-  else
-    read = function() return io.read("l") end  -- piped input: no prompt, no editing
+  if not sys.isatty(0) then
+    return M.loop(function() return io.read("l") end, io.stdout, env)  -- piped: no prompt, no editing
   end
-  M.loop(read, io.stdout, env)
-  if hist then rl.save_history(hist) end
-  if interactive then io.stdout:write("\n") end
-  return 0
+  local rl = require "cordon.c.readline"
+  local record = rl.add_history
+  local file = history and require("cordon.cli.history").path()
+  if file then
+    local append, err = require("cordon.cli.history").open(file, rl.add_history)
+    if append then
+      record = function(line)
+        rl.add_history(line)
+        append(line)
+      end
+    else
+      io.stderr:write("cordon: no history this session: ", tostring(err), "\n")
+    end
+  end
+  rl.set_completer(function(word, before)
+    return require("cordon.cli.complete").candidates(word, env, commands.order, before)
+  end)
+  io.stdout:write("cordon ", require("cordon").version, " (", _VERSION, ") — :help, Tab completes, Ctrl-D leaves\n")
+  local status = M.loop(rl.readline, io.stdout, env, rl.interruptible, record)
+  io.stdout:write("\n")
+  return status
 end
 
 return M

@@ -31,7 +31,7 @@ static bool on_files(const lx_xrule *x) {
   return false;
 }
 
-static bool add_node(lx_compiler *cc, const char *raw, const char *source, bool allow_named) {
+static bool add_node(lx_compiler *cc, const char *raw, const char *source, bool allow_named, bool tree_named) {
   char norm[CORDON_PATH_MAX];
   if (!raw || raw[0] != '/' || cordon_path_normalize(raw, norm, sizeof norm) != CORDON_PATH_OK) return true;
   if (cc->nnodes == cc->nodes_cap) {
@@ -43,7 +43,7 @@ static bool add_node(lx_compiler *cc, const char *raw, const char *source, bool 
   }
   char *copy = strdup(norm);
   if (!copy) return false;
-  cc->nodes[cc->nnodes++] = (lx_node){copy, source, allow_named};
+  cc->nodes[cc->nnodes++] = (lx_node){copy, source, allow_named, allow_named && tree_named};
   return true;
 }
 
@@ -54,7 +54,7 @@ static bool nodes_from_filter(lx_compiler *cc, const cordon_filter *f, const cha
   if (f->kind == CORDON_F_PATH && f->nargs == 1) {
     const char *s = lx_arg(&cc->rules, &f->args[0]);
     if (s && (f->match == CORDON_MATCH_LITERAL || f->match == CORDON_MATCH_SUBPATH))
-      return add_node(cc, s, source, allow);
+      return add_node(cc, s, source, allow, f->match == CORDON_MATCH_SUBPATH);
     char lit[CORDON_PATH_MAX];
     size_t n = 0;
     if (s && f->match == CORDON_MATCH_PREFIX) n = (size_t)snprintf(lit, sizeof lit, "%s", s);
@@ -63,7 +63,7 @@ static bool nodes_from_filter(lx_compiler *cc, const cordon_filter *f, const cha
       char *slash = strrchr(lit, '/');
       if (slash) {
         *(slash == lit ? slash + 1 : slash) = '\0';
-        return add_node(cc, lit, source, false);
+        return add_node(cc, lit, source, false, false);
       }
     }
     return true;
@@ -76,7 +76,7 @@ static bool nodes_from_filter(lx_compiler *cc, const cordon_filter *f, const cha
 static bool add_rule_and_node(lx_compiler *cc, cordon_action a, unsigned classes, const char *path, bool subtree,
                               const char *source) {
   if (!lx_rules_add_path(&cc->rules, a, classes, path, subtree, source)) return false;
-  return add_node(cc, path, cc->rules.items[cc->rules.count - 1].source, a == CORDON_ALLOW);
+  return add_node(cc, path, cc->rules.items[cc->rules.count - 1].source, a == CORDON_ALLOW, subtree);
 }
 
 /* The profile's protected names under a writable root, and the start-up files of a writable home. `.git`
@@ -128,8 +128,8 @@ static cordon_lx_status build(lx_compiler *cc, cordon_buf *msg) {
     return CORDON_LX_INVALID;
   }
   /* the root, and the run's own parts of the view, which the walk must meet even when no rule names them */
-  bool ok = add_node(cc, "/", "policy", false) && add_node(cc, "/tmp", "built-in: the run's own /tmp", false) &&
-            add_node(cc, "/dev", "built-in: the run's own /dev", false) && lx_rules_add_default(&cc->rules, CORDON_DENY);
+  bool ok = add_node(cc, "/", "policy", false, false) && add_node(cc, "/tmp", "built-in: the run's own /tmp", false, false) &&
+            add_node(cc, "/dev", "built-in: the run's own /dev", false, false) && lx_rules_add_default(&cc->rules, CORDON_DENY);
   char src[CORDON_PATH_MAX + 64];
   for (size_t i = 0; ok && device_files[i]; i++)
     ok = add_rule_and_node(cc, CORDON_ALLOW, CORDON_LX_READ | CORDON_LX_WRITE, device_files[i], false,

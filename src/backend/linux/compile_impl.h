@@ -10,6 +10,8 @@ typedef struct {
   const char *source;  /* the first rule naming it (owned by the rule set) */
   bool allow_named;    /* an allow rule names this very path: bound from the host even inside the run's
                           own /tmp or /dev (a workdir under /tmp, a device an integration grants) */
+  bool tree_named;     /* ... as a subtree: only then is a directory there the host's (a literal on a
+                          directory, the workdir's ancestors under /tmp, lists its entries' names) */
 } lx_node;
 
 typedef struct {

@@ -79,6 +79,12 @@ static bool add_mount(cordon_lx_plan *plan, cordon_mount_kind kind, const char *
 static bool outside(lx_compiler *cc, const lx_node *n, const walk_state *s, walk_state *out, bool is_dir,
                     unsigned self, unsigned want) {
   if (s->own && (!n->allow_named || dev_builtin(n->path))) return true;
+  /* In the run's own /tmp a directory only a literal names (the workdir's ancestors) is no grant of the
+   * host's tree there: what the run's /tmp allows must stay the run's, so it lists its entries' names. */
+  if (s->own && is_dir && !n->tree_named)
+    return !(self & CORDON_LX_READ) ||
+           add_mount(cc->plan, CORDON_MOUNT_VIEW, n->path, true, true, false, n->source,
+                     "named by a literal in the run's own /tmp: its entries' names, not the host's tree");
   if (want) {
     bool rw = want & CORDON_LX_MODIFY;
     out->bound = true, out->bound_rw = rw;
@@ -184,6 +190,7 @@ bool lx_walk(lx_compiler *cc) {
       size_t k = i - 1;
       while (k > 0 && strcmp(cc->nodes[k - 1].path, cc->nodes[i].path) == 0) k--;
       cc->nodes[k].allow_named = cc->nodes[k].allow_named || cc->nodes[i].allow_named;
+      cc->nodes[k].tree_named = cc->nodes[k].tree_named || cc->nodes[i].tree_named;
     }
   walk_state *stack = malloc((cc->nnodes + 1) * sizeof *stack);
   if (!stack) return false;

@@ -124,6 +124,15 @@ int gate_may_create(gate_call *c, int dir, const char *name, int how, const char
   return -EPERM;
 }
 
+int gate_may_symlink(gate_call *c, int dir, const char *path, const char *target, const char *what) {
+  char dpath[GATE_PATH_MAX];
+  gate_split_path(path, dpath);
+  const char *why = git_symlink_refusal(dir, dpath, target);
+  if (!why) return 0;
+  gate_refuse(c->g, what, path, why, GIT_RULE_NO_LINKS);
+  return -EPERM;
+}
+
 int gate_may_change(gate_call *c, const gate_path *p, unsigned cls, int op, const char *what, char path[GATE_PATH_MAX]) {
   int rc = p->kind == GP_NAME ? gate_join_path(c->g, p->dir, p->name, path, GATE_PATH_MAX)
                               : gate_fd_path(c->g, p->obj, path, GATE_PATH_MAX);

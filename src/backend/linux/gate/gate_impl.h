@@ -170,6 +170,9 @@ int gate_may_create(gate_call *c, int dir, const char *name, int how, const char
                     git_kind *kind);
 /* Changing what `p` resolved to (`cls`: CORDON_LX_WRITE or CORDON_LX_REMOVE; `op`: GIT_WRITE, …): the
  * policy, then git's rules. Objects outside the file tree (pipes, sockets) pass. Writes the path. */
+/* A symbolic link (to `target`, or an existing one: NULL) made at `path` in `dir`: git's rule on links in
+ * its directories. 0 or -EPERM (with a refusal line). */
+int gate_may_symlink(gate_call *c, int dir, const char *path, const char *target, const char *what);
 int gate_may_change(gate_call *c, const gate_path *p, unsigned cls, int op, const char *what, char path[GATE_PATH_MAX]);
 /* 0 when the policy allows class `cls` (one CORDON_LX_* bit) at `path`, else the errno to answer:
  * -EROFS without a word where the view is read-only anyway (the kernel's own answer there), -EPERM
@@ -194,6 +197,10 @@ int gate_may_alias(gate_call *c, const char *path, int tree, const char *what);
 git_kind git_name_kind(int dir, const char *dpath, const char *name);
 /* Whether `dir` (path `dpath`) is a git directory. */
 bool git_is_gitdir(int dir, const char *dpath);
+/* Why a symbolic link (to `target`; NULL: an existing one moved or linked there) may not be made in
+ * (dir, dpath), or NULL: inside a git directory git follows links when it writes its own files. */
+const char *git_symlink_refusal(int dir, const char *dpath, const char *target);
+#define GIT_RULE_NO_LINKS "git layout rule: no links in a git directory"
 /* Whether `name` ends in ".sample" (any case). */
 bool git_name_sample(const char *name);
 

@@ -62,6 +62,14 @@ static bool parent_is_gitdir(int dir, const char *dpath) {
   return r;
 }
 
+const char *git_symlink_refusal(int dir, const char *dpath, const char *target) {
+  if (!git_is_gitdir(dir, dpath) && !parent_is_gitdir(dir, dpath)) return NULL;
+  /* git init's probe of core.symlinks: a link tXXXXXX to "testing", removed at once */
+  if (target && strcmp(target, "testing") == 0) return NULL;
+  return "git follows links in its own directory when it writes there (COMMIT_EDITMSG, ORIG_HEAD, a lock's "
+         "target), so a link made inside would let the user's next git command write where it points";
+}
+
 bool git_hooks_has_code(int dir, const char *name) {
   int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return false;

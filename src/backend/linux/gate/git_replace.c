@@ -60,10 +60,49 @@ static char *read_text(int dir, const char *name, size_t *len, int *err) {
   return buf;
 }
 
-/* Whether a config text `after` may replace `before` (NULL: none yet): every change is to a safe key.
- * Otherwise `why` says which entry is not. */
-static bool config_ok(cordon_lx_gate *g, const char *before, size_t nb, const char *after, size_t na, char *why,
-                      size_t cap) {
+/* Whether `value` of core.worktree in the config inside the git directory `gitdir` keeps the work tree
+ * where it can do no harm: a relative path that, taken from the git directory, stays inside the work
+ * tree that holds the outermost .git of `gitdir` (git submodule writes ../../../NAME) and outside
+ * that .git. An absolute path would let the host's git stash, reset or checkout write anywhere. */
+static bool worktree_ok(const char *gitdir, const char *value, char *why, size_t cap) {
+  const char *dotgit = gitdir ? strstr(gitdir, "/.git") : NULL;
+  while (dotgit && dotgit[5] != '/' && dotgit[5] != '\0') dotgit = strstr(dotgit + 1, "/.git");
+  if (!value || !value[0] || value[0] == '/' || value[0] == '~' || !dotgit) {
+    snprintf(why, cap, "core.worktree may only be set inside to a relative path within the repository's own work "
+             "tree (as git submodule does); set it outside the sandbox");
+    return false;
+  }
+  size_t top = (size_t)(dotgit - gitdir);
+  char joined[GATE_PATH_MAX * 2], out[GATE_PATH_MAX * 2];
+  if (snprintf(joined, sizeof joined, "%s/%s", gitdir, value) >= (int)sizeof joined) return false;
+  size_t len = 0;
+  out[0] = '\0';
+  for (char *save = NULL, *seg = strtok_r(joined, "/", &save); seg; seg = strtok_r(NULL, "/", &save)) {
+    if (strcmp(seg, ".") == 0) continue;
+    if (strcmp(seg, "..") == 0) {
+      while (len > 0 && out[len - 1] != '/') len--;
+      if (len > 0) len--;
+      out[len] = '\0';
+      continue;
+    }
+    len += (size_t)snprintf(out + len, sizeof out - len, "/%s", seg);
+    if (len >= sizeof out) return false;
+  }
+  bool inside = len >= top && strncmp(out, gitdir, top) == 0 && (out[top] == '\0' || out[top] == '/');
+  bool in_dotgit = inside && strncmp(out + top, "/.git", 5) == 0 && (out[top + 5] == '\0' || out[top + 5] == '/');
+  if (!inside || in_dotgit) {
+    snprintf(why, cap, "core.worktree = %s leads to %s, outside the repository's work tree %.*s; set it outside the "
+             "sandbox", value, out[0] ? out : "/", (int)top, gitdir);
+    return false;
+  }
+  return true;
+}
+
+/* Whether a config text `after` may replace `before` (NULL: none yet) in the git directory `gitdir`:
+ * every change is to a safe key, and a changed core.worktree stays in the work tree. Otherwise `why`
+ * says which entry is not. */
+static bool config_ok(cordon_lx_gate *g, const char *gitdir, const char *before, size_t nb, const char *after,
+                      size_t na, char *why, size_t cap) {
   cordon_gitconfig b = {0}, a = {0};
   char err[160];
   bool ok = false;
@@ -78,6 +117,16 @@ static bool config_ok(cordon_lx_gate *g, const char *before, size_t nb, const ch
       snprintf(why, cap, "%s.%s%s%s (line %u) is not a key a config written inside may add or change; run git "
                "config outside the sandbox", bad->section, bad->subsection ? bad->subsection : "",
                bad->subsection ? "." : "", bad->key, bad->line);
+    for (size_t i = 0; ok && i < a.count; i++) {
+      const cordon_gitconfig_entry *e = &a.items[i];
+      if (e->subsection || strcmp(e->section, "core") != 0 || strcmp(e->key, "worktree") != 0) continue;
+      bool kept = false;  /* a value the config already had is not a change */
+      for (size_t j = 0; j < b.count && !kept; j++)
+        kept = !b.items[j].subsection && strcmp(b.items[j].section, "core") == 0 &&
+               strcmp(b.items[j].key, "worktree") == 0 && b.items[j].value && e->value &&
+               strcmp(b.items[j].value, e->value) == 0;
+      if (!kept) ok = worktree_ok(gitdir, e->value, why, cap);
+    }
   }
   cordon_gitconfig_free(&b);
   cordon_gitconfig_free(&a);
@@ -166,7 +215,10 @@ int git_replace(gate_call *c, git_kind kind, int sdir, const char *sname, const 
     if (err == EPERM) gate_refuse(g, what, dpath, "the current file cannot be checked against", git_rule_name(kind));
     return -err;
   }
-  bool ok = kind == GIT_CONFIG ? config_ok(g, before, nb, after, na, why, sizeof why) : todo_ok(after, why, sizeof why);
+  char gitdir[GATE_PATH_MAX];
+  int prc = kind == GIT_CONFIG ? gate_fd_path(g, dir, gitdir, sizeof gitdir) : 0;
+  bool ok = kind == GIT_CONFIG ? config_ok(g, prc < 0 ? NULL : gitdir, before, nb, after, na, why, sizeof why)
+                               : todo_ok(after, why, sizeof why);
   int rc = -EPERM;
   if (!ok) gate_refuse(g, what, dpath, why, git_rule_name(kind));
   else if ((rc = install(g, dir, name, after, na, sst.st_mode)) == 0)
@@ -198,6 +250,10 @@ static const char *tree_check(cordon_lx_gate *g, int fd, const char *dname, size
       break;
     }
     bool is_dir = S_ISDIR(st.st_mode);
+    if (S_ISLNK(st.st_mode)) {  /* git follows links in its own directory when it writes there */
+      bad = "it holds a symbolic link, which git would follow when it writes its own files";
+      break;
+    }
     bool todo = (strcasecmp(dname, "rebase-merge") == 0 && strcasecmp(n, "git-rebase-todo") == 0) ||
                 (strcasecmp(dname, "sequencer") == 0 && strcasecmp(n, "todo") == 0);
     bool config = strcasecmp(n, "config") == 0 || strcasecmp(n, "config.worktree") == 0;
@@ -208,7 +264,8 @@ static const char *tree_check(cordon_lx_gate *g, int fd, const char *dname, size
       int err;
       char *text = S_ISREG(st.st_mode) ? read_text(dirfd(d), n, &len, &err) : NULL;
       if (!text) bad = "it holds a config or todo list that is not a readable regular file";
-      else if (config ? !config_ok(g, NULL, 0, text, len, why, sizeof why) : !todo_ok(text, why, sizeof why))
+      /* no git directory for core.worktree: where the tree ends up is not where it is checked */
+      else if (config ? !config_ok(g, NULL, NULL, 0, text, len, why, sizeof why) : !todo_ok(text, why, sizeof why))
         bad = config ? "it holds a config with keys a config written inside may not set" : "it holds a todo list with exec lines";
       free(text);
     } else if (is_dir) {

@@ -53,7 +53,9 @@ static int may_move(gate_call *c, const gate_path *from, const gate_path *to, bo
   if (is_dir && ((rc = gate_may_alias(c, fpath, from->obj, "rename")) < 0 ||
                  (rc = gate_may_alias(c, tpath, from->obj, "rename")) < 0))
     return rc;
-  if (S_ISLNK(from->st.st_mode) && (rc = gate_may_alias(c, tpath, -1, "rename")) < 0) return rc;
+  if (S_ISLNK(from->st.st_mode) && ((rc = gate_may_symlink(c, to->dir, tpath, NULL, "rename")) < 0 ||
+                                    (rc = gate_may_alias(c, tpath, -1, "rename")) < 0))
+    return rc;
   gate_split_path(tpath, tdpath);
   if (is_dir && (kind == GIT_HOOKS_DIR || kind == GIT_GITDIR || git_is_gitdir(to->dir, tdpath))) {
     const char *why = git_tree_refusal(g, from->obj, to->name);
@@ -148,6 +150,7 @@ long gate_op_link(gate_call *c, int olddir, uint64_t old_addr, int newdir, uint6
   }
   if ((r = gate_may_change(c, &from, CORDON_LX_WRITE, GIT_LINK_FROM, "link", fpath)) < 0) goto out;
   if ((r = gate_may_create(c, to.dir, to.name, GIT_LINK, "link", tpath, NULL)) < 0) goto out;
+  if (S_ISLNK(from.st.st_mode) && (r = gate_may_symlink(c, to.dir, tpath, NULL, "link")) < 0) goto out;
   if (from.kind == GP_NAME) rt = linkat(from.dir, from.name, to.dir, to.name, 0);
   else {
     /* through the descriptor: linkat(AT_EMPTY_PATH) would ask for the opener's credentials */

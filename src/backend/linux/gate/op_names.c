@@ -88,6 +88,7 @@ long gate_op_symlink(gate_call *c, uint64_t target_addr, int dirfd, uint64_t pat
   long r = resolve_new(c, dirfd, path_addr, false, &p);
   /* the body is only text: what a later open reaches through it is decided then */
   if (r == 0) r = gate_may_create(c, p.dir, p.name, GIT_SYMLINK, "create", path, NULL);
+  if (r == 0) r = gate_may_symlink(c, p.dir, path, target, "create");
   if (r == 0) r = gate_may_alias(c, path, -1, "create");
   if (r == 0 && symlinkat(target, p.dir, p.name) != 0) r = -errno;
   gate_path_close(&p);

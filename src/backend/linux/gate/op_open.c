@@ -4,8 +4,10 @@
  * object opened to write or truncate), then opens that very object: a new file with O_CREAT | O_EXCL |
  * O_NOFOLLOW in the directory it resolved, an existing one by reopening its O_PATH descriptor through
  * /proc/self/fd. O_NOCTTY is always added (the caller takes a terminal with TIOCSCTTY). A descriptor
- * the caller already has open for writing may be reopened for writing through /proc/<pid>/fd/N without
- * a decision: it grants nothing new (/dev/stderr, /dev/fd/N, bash's >(…)). */
+ * the caller already has open for writing may be reopened for writing through /proc/self/fd/N without
+ * a decision when it is a pipe, a socket or a terminal: that grants nothing new (/dev/stderr, /dev/fd/N,
+ * bash's >(…)); a file is decided on like any other. Entries of other processes under /proc are
+ * refused (resolve.c). */
 #include "backend/linux/gate/gate_impl.h"
 
 #include <errno.h>
@@ -72,8 +74,11 @@ static long open_existing(gate_call *c, const gate_path *p, int flags, bool writ
   }
   if (writes && S_ISDIR(p->st.st_mode)) return -EISDIR;  /* the kernel's answer comes before any decision */
   if (writes) {
+    /* Only for what no policy names (a pipe, a socket, a terminal), judged on the object the gate holds:
+     * the descriptor's mode is read after the link was followed, and the caller may swap the two */
     int mode = p->fdlink_flags;
-    bool already = p->kind == GP_MAGIC && mode >= 0 && !(mode & O_PATH) && (mode & O_ACCMODE) != O_RDONLY;
+    bool pathless = !S_ISREG(p->st.st_mode) && !S_ISDIR(p->st.st_mode) && !S_ISLNK(p->st.st_mode);
+    bool already = p->kind == GP_MAGIC && pathless && mode >= 0 && !(mode & O_PATH) && (mode & O_ACCMODE) != O_RDONLY;
     char path[GATE_PATH_MAX];
     int rc = already ? 0 : gate_may_change(c, p, CORDON_LX_WRITE, GIT_WRITE, "write", path);
     if (rc < 0) return rc;

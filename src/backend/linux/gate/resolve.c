@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
@@ -132,7 +133,7 @@ static int finish(gate_path *out, gate_path_kind kind, int dir, const char *name
   return 0;
 }
 
-int gate_resolve(gate_call *c, int base, const char *path, unsigned how, gate_path *out) {
+static int resolve_walk(gate_call *c, int base, const char *path, unsigned how, gate_path *out) {
   cordon_lx_gate *g = c->g;
   memset(out, 0, sizeof *out);
   out->dir = out->obj = out->fdlink_flags = -1;
@@ -282,4 +283,31 @@ int gate_resolve(gate_call *c, int base, const char *path, unsigned how, gate_pa
   }
   if (cur >= 0) close(cur);
   return rc;
+}
+
+/* Whether `fd`, when it lies on a procfs, belongs to the caller's own process (or to no process: /proc
+ * itself, /proc/sys, ...). init opens with CAP_SYS_PTRACE over the run and as itself: handing the caller
+ * init's /proc/1/environ or mem, another process's fd/, or a non-dumpable process's mem would give it
+ * what the kernel refuses it. */
+static int proc_entry_is_callers(gate_call *c, int fd) {
+  if (fd < 0 || !is_proc(fd)) return 0;
+  char p[GATE_PATH_MAX];
+  int rc = gate_fd_path(c->g, fd, p, sizeof p);
+  if (rc < 0) return rc;
+  const char *q = strncmp(p, "/proc/", 6) == 0 ? p + 6 : NULL;
+  if (!q || q[0] < '0' || q[0] > '9') return 0;  /* not a process's entry */
+  if ((rc = caller_status(c)) < 0) return rc;
+  char *end;
+  long pid = strtol(q, &end, 10);
+  return (*end == '/' || *end == '\0') && pid == (long)c->tgid ? 0 : -EACCES;
+}
+
+int gate_resolve(gate_call *c, int base, const char *path, unsigned how, gate_path *out) {
+  int rc = resolve_walk(c, base, path, how, out);
+  if (rc < 0) return rc;
+  if ((rc = proc_entry_is_callers(c, out->dir)) < 0 || (rc = proc_entry_is_callers(c, out->obj)) < 0) {
+    gate_path_close(out);
+    return rc;
+  }
+  return 0;
 }
