@@ -134,11 +134,16 @@ end
 -- The workdir, tmp and network decisions stay. ".git" as a whole is not protected metadata here: a
 -- read-only .git breaks `git commit` (FIELD-NOTES, Codex #7071); the protected paths keep its hooks and
 -- config instead.
-function M.assembly_profile(name, network)
+function M.assembly_profile(name, network, base)
   local profile = require "cordon.profile"
-  local std, err, code = profile.standard(name)
-  if not std then return nil, err, code end
-  local t = std:to_table()
+  local t
+  if base then
+    t = require("cordon.c.json").decode(require("cordon.c.json").encode(base))  -- a copy to trim
+  else
+    local std, err, code = profile.standard(name)
+    if not std then return nil, err, code end
+    t = std:to_table()
+  end
   local fs = t.filesystem
   if fs and fs.kind == "restricted" then
     local entries, has_roots = {}, false
@@ -395,7 +400,7 @@ function M.assemble(opts)
   if not caches then return nil, err, code end
 
   local prof
-  prof, err, code = M.assembly_profile(req.profile_name, req.network)
+  prof, err, code = M.assembly_profile(req.profile_name, req.network, req.session_profile)
   if not prof then return nil, err, code end
   if req.workdir then
     local text

@@ -349,7 +349,7 @@ function M.params(req, text)
 end
 
 -- cordon's own directories under HOME or XDG_*: config (and trust list), state (sessions, history, the
--- sandbox caches), cache (Linux plans). Both the XDG location and the default one, so a run started
+-- sandbox caches), cache (Linux plans), and the session store's CORDON_STATE_DIR or --state-dir. Both the XDG location and the default one, so a run started
 -- with another XDG value cannot plant what the next one reads. Returns { { kind, path } }.
 local function own_dirs(req)
   local env = req.environ
@@ -365,6 +365,18 @@ local function own_dirs(req)
       out[#out + 1] = (xdg:gsub("/+$", "")) .. "/cordon"
     end
     out[#out + 1] = join(req.home, d[2]:sub(2)) .. "/cordon"
+  end
+  -- The session store wherever it is configured (CORDON_STATE_DIR, or a run's --state-dir): a sandbox
+  -- that could write it could approve its own requests. Both as given and canonical.
+  local stores = { getenv("CORDON_STATE_DIR") or false, req.state_dir or false }  -- in this order, for one policy text
+  for _, dir in ipairs(stores) do
+    if type(dir) == "string" and dir:sub(1, 1) == "/" and not dir:find("[%z\1-\31\127]") then
+      dir = dir:gsub("/+$", "")
+      if dir == "" then dir = "/" end
+      out[#out + 1] = dir
+      local canon = require("cordon.c.path").canonicalize(dir)
+      if canon and canon ~= dir then out[#out + 1] = canon end
+    end
   end
   return out
 end

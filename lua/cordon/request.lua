@@ -235,7 +235,10 @@ function M.build(t)
 
   local pname, psource = profile_choice(t, values, csrc)
   if not pname then return nil, psource, "invalid_request" end
+  if t.session_profile then psource = t.session_source or "session" end
   req.profile_name, req.profile_source, req.mode = pname, psource, t.mode
+  -- A session's current profile (its standard base plus what was approved), in place of the standard one.
+  req.session_profile = t.session_profile
 
   -- Network: --network wins; an explicitly chosen profile decides; with no choice at all the staged
   -- tree's default is enabled, because the agents it exists to run must reach their APIs.
@@ -243,7 +246,7 @@ function M.build(t)
     if t.network ~= "enabled" and t.network ~= "restricted" then
       return bad("--network must be enabled or restricted, got '" .. tostring(t.network) .. "'")
     end
-    req.network, req.network_source = t.network, "--network"
+    req.network, req.network_source = t.network, t.session_profile and psource or "--network"
   elseif psource == "default" then
     req.network, req.network_source = "enabled", "default for the staged tree (--network restricted cuts it)"
   else
@@ -280,6 +283,7 @@ function M.build(t)
   if env_mode ~= "sanitized" and env_mode ~= "all" then return bad("env must be sanitized or all") end
   req.env_mode = env_mode
   req.environ = t.environ
+  req.state_dir = t.state_dir  -- a session store's --state-dir: the final rules deny it (protect.lua)
   req.env_pass = append(append({}, values.env_pass or {}), t.env_pass or {})
 
   -- The match context the permission profile is resolved against.

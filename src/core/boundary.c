@@ -3,6 +3,7 @@
 
 #include "core/path.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,6 +190,21 @@ cordon_boundary_kind cordon_boundary_kind_of(const cordon_boundary *b) { return 
 const char *cordon_boundary_mode(const cordon_boundary *b) { return b->mode; }
 uint64_t cordon_boundary_revision(const cordon_boundary *b) { return b->revision; }
 const cordon_profile *cordon_boundary_profile(const cordon_boundary *b) { return b->profile; }
+
+cordon_boundary_status cordon_boundary_replay(cordon_boundary *b, const cordon_expansion *delta, uint64_t revision) {
+  if (revision <= b->revision || revision > (uint64_t)INT64_MAX) return CORDON_BOUNDARY_REVISION_OVERFLOW;
+  for (size_t i = 0; delta && i < delta->count; i++) {
+    cordon_profile_entry e = {delta->entries[i].path, CORDON_SPECIAL_NONE, delta->entries[i].access, delta->entries[i].scope};
+    cordon_profile_status ps = cordon_profile_add_entry(b->profile, &e);
+    if (ps == CORDON_PROFILE_NOMEM) return CORDON_BOUNDARY_NOMEM;
+    if (ps != CORDON_PROFILE_OK) return CORDON_BOUNDARY_INVALID_ACCESS;  /* a grant on a profile that takes none */
+  }
+  if (delta && delta->network && cordon_profile_set_network(b->profile, CORDON_NETWORK_ENABLED) != CORDON_PROFILE_OK)
+    return CORDON_BOUNDARY_INVALID_ACCESS;
+  b->revision = revision;
+  b->kind = cordon_boundary_kind_for(b->profile);
+  return CORDON_BOUNDARY_OK;
+}
 
 void cordon_boundary_ctx(const cordon_boundary *b, cordon_profile_ctx *out) {
   out->cwd = b->cwd;

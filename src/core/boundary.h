@@ -74,6 +74,11 @@ void cordon_expansion_free(cordon_expansion *x);
  * subtree covers what lies under it), keeping first-seen order of the survivors. */
 void cordon_expansion_compact(cordon_expansion *x);
 
+/* The stored form of an expansion (expansion_json.c): {"network":true,"filesystem":[{path,access,scope}]}.
+ * Decode validates every grant as cordon_expansion_add does; `err` says what was wrong. */
+cordon_boundary_status cordon_expansion_encode(const cordon_expansion *x, cordon_buf *out);
+cordon_boundary_status cordon_expansion_decode(const char *json, size_t n, cordon_expansion *out, cordon_buf *err);
+
 /* ---- boundaries ------------------------------------------------------------------------------------ */
 
 typedef struct cordon_boundary cordon_boundary;
@@ -109,6 +114,12 @@ cordon_boundary_status cordon_boundary_assess(const cordon_boundary *b, const co
  * exactly 1. On "noop" nothing changes; on "conflict" nothing changes and CORDON_BOUNDARY_CONFLICT is
  * returned. `out` (may be NULL) receives the assessment. */
 cordon_boundary_status cordon_boundary_apply(cordon_boundary *b, const cordon_expansion *x, cordon_assess_result *out);
+
+/* Replays a change that the session store assessed and recorded earlier: adds the grants of `delta`
+ * (NULL: none) and its network, unassessed, and sets the revision to `revision`, which must be above
+ * the current one. Only for rebuilding a stored boundary from its log (a kind change replays with no
+ * delta); new changes go through cordon_boundary_apply. */
+cordon_boundary_status cordon_boundary_replay(cordon_boundary *b, const cordon_expansion *delta, uint64_t revision);
 
 /* True when `parent` grants at least everything `child` grants (compared by authority, not revision):
  * bypass contains all; external contains only external; between managed boundaries the child's network

@@ -142,7 +142,7 @@ static int build_expansion(lua_State *L, int idx) {
 
 /* Accepts a cordon.Expansion or a table at idx; returns the expansion (a table is converted and its
  * userdata left on the stack), or NULL after pushing the failure triple. */
-static cordon_expansion *to_expansion(lua_State *L, int idx, int *nret) {
+cordon_expansion *cordon_lua_toexpansion(lua_State *L, int idx, int *nret) {
   expansion_ud *u = luaL_testudata(L, idx, EXPANSION_T);
   if (u) {
     if (!u->live) luaL_error(L, "cordon.Expansion used after it was closed");
@@ -261,7 +261,7 @@ static int b_expand(lua_State *L) {
 static int b_assess(lua_State *L) {
   cordon_boundary *b = check_boundary(L, 1);
   int nret = 0;
-  cordon_expansion *x = to_expansion(L, 2, &nret);
+  cordon_expansion *x = cordon_lua_toexpansion(L, 2, &nret);
   if (!x) return nret;
   cordon_assess_result r;
   cordon_boundary_status st = cordon_boundary_assess(b, x, &r);
@@ -276,7 +276,7 @@ static int b_assess(lua_State *L) {
 static int b_apply(lua_State *L) {
   cordon_boundary *b = check_boundary(L, 1);
   int nret = 0;
-  cordon_expansion *x = to_expansion(L, 2, &nret);
+  cordon_expansion *x = cordon_lua_toexpansion(L, 2, &nret);
   if (!x) return nret;
   cordon_boundary *next = cordon_boundary_copy(b);
   if (!next) return luaL_error(L, "out of memory");

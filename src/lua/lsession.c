@@ -1,15 +1,20 @@
 /* src/lua/lsession.c — cordon.c.session: the SQLite session store as a cordon.SessionStore userdata.
+ * cordon.session (lua/cordon/session.lua) wraps it with the state directory and legacy modes.
  *
- *   local store = assert(require("cordon.c.session").open(path))
- *   local id = store:create(boundary, "/w")            -- boundary at revision 0
- *   local b, full_id = store:load(id)                  -- an id or a unique prefix
- *   store:save(id, b2, "grants write /data")           -- b2 must be at exactly revision + 1
+ *   local store = assert(require("cordon.c.session").open("/abs/sessions.db"))
+ *   local id = store:create(boundary, "/w")                          -- boundary at revision 0
+ *   local r = store:request(id, { filesystem = { { path = "/data", access = "write", scope = "subtree" } } },
+ *                           "the build writes its cache there")      -- r.request, r.base_revision, r.preview
+ *   local s = store:settle(id, r.request, "allow", "ok")             -- s.state, s.revision, s.already
+ *   local b, info = store:load(id)                                   -- the current boundary
  */
+#include "core/record.h"
 #include "core/session.h"
 #include "lua/lboundary.h"
 #include "lua/lutil.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #define STORE_T "cordon.SessionStore"
 
@@ -32,8 +37,11 @@ static int fail(lua_State *L, cordon_session_status st, cordon_buf *err) {
 }
 
 static int l_open(lua_State *L) {
+  /* A session's boundary changes between runs without any file the run cache watches changing. */
+  cordon_record_taint("cordon.c.session: a session's boundary is read from its store");
   size_t n;
-  const char *path = luaL_checklstring(L, 1, &n);
+  const char *path = cordon_lua_checkstring(L, 1);
+  n = strlen(path);
   store_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->s = NULL;
   luaL_setmetatable(L, STORE_T);
@@ -44,6 +52,37 @@ static int l_open(lua_State *L) {
   cordon_buf_free(&err);
   snprintf(u->path, sizeof u->path, "%s", path);
   return 1;
+}
+
+/* luaL_checkoption, with the string taken whole: "allow\0x" is refused, never read as "allow". */
+static int check_choice(lua_State *L, int arg, const char *const *choices) {
+  const char *v = cordon_lua_checkstring(L, arg);
+  for (int i = 0; choices[i]; i++)
+    if (strcmp(choices[i], v) == 0) return i;
+  return luaL_argerror(L, arg, lua_pushfstring(L, "invalid option '%s'", v));
+}
+
+static void set_str(lua_State *L, const char *k, const char *v) {
+  if (!v) return;
+  lua_pushstring(L, v);
+  lua_setfield(L, -2, k);
+}
+
+static void set_int(lua_State *L, const char *k, int64_t v) {
+  lua_pushinteger(L, (lua_Integer)v);
+  lua_setfield(L, -2, k);
+}
+
+static void push_info(lua_State *L, const cordon_session_info *i) {
+  lua_createtable(L, 0, 8);
+  set_str(L, "id", i->id);
+  set_int(L, "created_at", i->created_at);
+  set_int(L, "updated_at", i->updated_at);
+  set_str(L, "workdir", i->workdir);
+  set_str(L, "mode", i->mode);
+  set_str(L, "kind", i->kind);
+  set_int(L, "revision", (int64_t)i->revision);
+  set_int(L, "pending", i->pending);
 }
 
 static int s_create(lua_State *L) {
@@ -59,51 +98,31 @@ static int s_create(lua_State *L) {
   return 1;
 }
 
+/* store:load(id) -> Boundary, info */
 static int s_load(lua_State *L) {
   cordon_session_store *s = check_store(L, 1);
   const char *id = cordon_lua_checkstring(L, 2);
-  char full[CORDON_SESSION_ID_LEN + 1];
   cordon_boundary *b;
+  cordon_session_info info;
   cordon_buf err = CORDON_BUF_INIT;
-  cordon_session_status st = cordon_session_load(s, id, &b, full, &err);
+  cordon_session_status st = cordon_session_load(s, id, &b, &info, &err);
   if (st != CORDON_SESSION_OK) return fail(L, st, &err);
   cordon_buf_free(&err);
   cordon_lua_pushboundary(L, b);
-  lua_pushstring(L, full);
+  push_info(L, &info);
   return 2;
 }
 
-static int s_save(lua_State *L) {
+static int s_info(lua_State *L) {
   cordon_session_store *s = check_store(L, 1);
   const char *id = cordon_lua_checkstring(L, 2);
-  cordon_boundary *b = cordon_lua_checkboundary(L, 3);
-  const char *reason = cordon_lua_optstring(L, 4, NULL);
+  cordon_session_info info;
   cordon_buf err = CORDON_BUF_INIT;
-  cordon_session_status st = cordon_session_save(s, id, b, reason, &err);
+  cordon_session_status st = cordon_session_load(s, id, NULL, &info, &err);
   if (st != CORDON_SESSION_OK) return fail(L, st, &err);
   cordon_buf_free(&err);
-  lua_pushboolean(L, 1);
+  push_info(L, &info);
   return 1;
-}
-
-static void push_info(lua_State *L, const cordon_session_info *i) {
-  lua_createtable(L, 0, 6);
-  lua_pushstring(L, i->id);
-  lua_setfield(L, -2, "id");
-  lua_pushinteger(L, (lua_Integer)i->created_at);
-  lua_setfield(L, -2, "created_at");
-  lua_pushinteger(L, (lua_Integer)i->updated_at);
-  lua_setfield(L, -2, "updated_at");
-  if (i->workdir) {
-    lua_pushstring(L, i->workdir);
-    lua_setfield(L, -2, "workdir");
-  }
-  if (i->mode) {
-    lua_pushstring(L, i->mode);
-    lua_setfield(L, -2, "mode");
-  }
-  lua_pushinteger(L, (lua_Integer)i->revision);
-  lua_setfield(L, -2, "revision");
 }
 
 static void list_one(const cordon_session_info *i, void *ud) {
@@ -122,40 +141,113 @@ static int s_list(lua_State *L) {
   return 1;
 }
 
-static int s_info(lua_State *L) {
+/* store:request(id, expansion, justification) -> {request, base_revision, preview, preview_reason} */
+static int s_request(lua_State *L) {
   cordon_session_store *s = check_store(L, 1);
   const char *id = cordon_lua_checkstring(L, 2);
-  cordon_session_info info;
+  const char *why = cordon_lua_checkstring(L, 4);
+  int nret = 0;
+  cordon_expansion *x = cordon_lua_toexpansion(L, 3, &nret);
+  if (!x) return nret;
+  cordon_request_result r;
   cordon_buf err = CORDON_BUF_INIT;
-  cordon_session_status st = cordon_session_info_of(s, id, &info, &err);
+  cordon_session_status st = cordon_session_request(s, id, x, why, &r, &err);
   if (st != CORDON_SESSION_OK) return fail(L, st, &err);
   cordon_buf_free(&err);
-  push_info(L, &info);
+  lua_createtable(L, 0, 4);
+  set_int(L, "request", r.request);
+  set_int(L, "base_revision", (int64_t)r.base_revision);
+  set_str(L, "preview", cordon_assessment_name(r.preview.outcome));
+  set_str(L, "preview_reason", r.preview.reason);
   return 1;
 }
 
-static void history_one(const cordon_session_revision *r, void *ud) {
+/* store:settle(id, request, "allow"|"deny" [, reason]) -> {request, state, revision, already, detail} */
+static int s_settle(lua_State *L) {
+  cordon_session_store *s = check_store(L, 1);
+  const char *id = cordon_lua_checkstring(L, 2);
+  lua_Integer req = luaL_checkinteger(L, 3);
+  static const char *const verdicts[] = {"allow", "deny", NULL};
+  int verdict = check_choice(L, 4, verdicts);
+  const char *reason = cordon_lua_optstring(L, 5, NULL);
+  cordon_settle_result r;
+  cordon_buf err = CORDON_BUF_INIT;
+  cordon_session_status st = cordon_session_settle(s, id, (int64_t)req, verdict == 0, reason, &r, &err);
+  if (st != CORDON_SESSION_OK) return fail(L, st, &err);
+  cordon_buf_free(&err);
+  lua_createtable(L, 0, 5);
+  set_int(L, "request", r.request);
+  set_str(L, "state", r.state);
+  set_int(L, "revision", (int64_t)r.revision);
+  lua_pushboolean(L, r.already);
+  lua_setfield(L, -2, "already");
+  set_str(L, "detail", r.detail);
+  return 1;
+}
+
+/* store:set_kind(id, "managed"|"bypass") -> revision */
+static int s_set_kind(lua_State *L) {
+  cordon_session_store *s = check_store(L, 1);
+  const char *id = cordon_lua_checkstring(L, 2);
+  static const char *const kinds[] = {"managed", "bypass", NULL};
+  int k = check_choice(L, 3, kinds);
+  uint64_t rev = 0;
+  cordon_buf err = CORDON_BUF_INIT;
+  cordon_session_status st =
+      cordon_session_set_kind(s, id, k == 0 ? CORDON_BOUNDARY_MANAGED : CORDON_BOUNDARY_BYPASS, &rev, &err);
+  if (st != CORDON_SESSION_OK) return fail(L, st, &err);
+  cordon_buf_free(&err);
+  lua_pushinteger(L, (lua_Integer)rev);
+  return 1;
+}
+
+static int s_remove(lua_State *L) {
+  cordon_session_store *s = check_store(L, 1);
+  const char *id = cordon_lua_checkstring(L, 2);
+  cordon_buf err = CORDON_BUF_INIT;
+  cordon_session_status st = cordon_session_remove(s, id, &err);
+  if (st != CORDON_SESSION_OK) return fail(L, st, &err);
+  cordon_buf_free(&err);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+static void log_one(const cordon_session_event *e, void *ud) {
   lua_State *L = ud;
-  lua_createtable(L, 0, 4);
-  lua_pushinteger(L, (lua_Integer)r->revision);
-  lua_setfield(L, -2, "revision");
-  lua_pushinteger(L, (lua_Integer)r->created_at);
-  lua_setfield(L, -2, "created_at");
-  if (r->reason) {
-    lua_pushstring(L, r->reason);
-    lua_setfield(L, -2, "reason");
-  }
-  lua_pushstring(L, r->boundary ? r->boundary : "");
-  lua_setfield(L, -2, "boundary");
+  lua_createtable(L, 0, 10);
+  set_int(L, "seq", e->seq);
+  set_str(L, "event", e->event);
+  set_int(L, "created_at", e->created_at);
+  set_int(L, "revision", (int64_t)e->revision);
+  if (e->request >= 0) set_int(L, "request", e->request);
+  set_str(L, "state", e->state);
+  set_str(L, "expansion", e->expansion);
+  set_str(L, "justification", e->justification);
+  set_str(L, "reason", e->reason);
+  set_str(L, "detail", e->detail);
+  if (e->settled_at >= 0) set_int(L, "settled_at", e->settled_at);
+  if (e->result_revision >= 0) set_int(L, "result_revision", e->result_revision);
   lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
 }
 
-static int s_history(lua_State *L) {
+/* store:log(id [, {since = SEQ, limit = N, pending = true}]) -> { event, ... } oldest first */
+static int s_log(lua_State *L) {
   cordon_session_store *s = check_store(L, 1);
   const char *id = cordon_lua_checkstring(L, 2);
+  lua_Integer since = -1, limit = 0;
+  bool pending = false;
+  if (!lua_isnoneornil(L, 3)) {
+    luaL_checktype(L, 3, LUA_TTABLE);
+    if (lua_getfield(L, 3, "since") != LUA_TNIL) since = luaL_checkinteger(L, -1);
+    if (lua_getfield(L, 3, "limit") != LUA_TNIL) limit = luaL_checkinteger(L, -1);
+    lua_getfield(L, 3, "pending");
+    pending = lua_toboolean(L, -1);
+    lua_pop(L, 3);
+    if (limit < 0) return luaL_argerror(L, 3, "limit must be >= 0");
+  }
   lua_newtable(L);
   cordon_buf err = CORDON_BUF_INIT;
-  cordon_session_status st = cordon_session_history(s, id, history_one, L, &err);
+  cordon_session_status st = cordon_session_log(s, id, (int64_t)since, (int64_t)limit, pending, log_one, L, &err);
   if (st != CORDON_SESSION_OK) return fail(L, st, &err);
   cordon_buf_free(&err);
   return 1;
@@ -176,15 +268,22 @@ static int s_tostring(lua_State *L) {
 }
 
 static const luaL_Reg store_methods[] = {
-    {"create", s_create}, {"load", s_load}, {"save", s_save},   {"list", s_list},
-    {"info", s_info},     {"history", s_history}, {"close", s_gc}, {NULL, NULL},
+    {"create", s_create},     {"load", s_load},     {"info", s_info}, {"list", s_list}, {"request", s_request},
+    {"settle", s_settle},     {"set_kind", s_set_kind}, {"remove", s_remove}, {"log", s_log}, {"close", s_gc},
+    {NULL, NULL},
 };
 static const luaL_Reg store_meta[] = {{"__gc", s_gc}, {"__close", s_gc}, {"__tostring", s_tostring}, {NULL, NULL}};
 static const luaL_Reg session_funcs[] = {{"open", l_open}, {NULL, NULL}};
 
 int cordon_open_session(lua_State *L) {
+  /* The store hands out cordon.Boundary and takes cordon.Expansion: their metatables (and __gc) must
+   * exist even when nothing loaded cordon.c.boundary first. */
+  luaL_requiref(L, "cordon.c.boundary", cordon_open_boundary, 0);
+  lua_pop(L, 1);
   cordon_lua_newclass(L, STORE_T, store_methods, store_meta);
   lua_pop(L, 1);
   luaL_newlib(L, session_funcs);
+  lua_pushinteger(L, CORDON_SESSION_TEXT_MAX);
+  lua_setfield(L, -2, "TEXT_MAX");
   return 1;
 }

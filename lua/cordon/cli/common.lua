@@ -33,6 +33,9 @@ M.spec = {
   { "no-config", help = "read no configuration file" },
   { "env-pass", value = true, list = true, metavar = "NAMES", help = "also pass these environment variables (comma list)" },
   { "env", help = "pass the whole environment instead of the sanitized allow-list" },
+  { "session", value = true, metavar = "ID",
+    help = "use the current boundary of session ID (cordon session): its profile, grants, network and workdir" },
+  { "state-dir", value = true, metavar = "DIR", help = "where the session store lives (see cordon session --help)" },
 }
 
 -- Returns M.spec followed by the command's own options (a new table; M.spec is not modified).
@@ -55,15 +58,60 @@ local function commas(list)
   return out
 end
 
+-- --session ID: the session's current boundary decides the profile, its grants, the network and the
+-- workdir, so options that would decide them too are refused rather than merged.
+local function session_choice(opts)
+  for _, o in ipairs { "profile", "mode", "network" } do
+    if opts[o] then
+      return nil, "--session decides the " .. (o == "network" and "network" or "permission profile") .. "; drop --" .. o
+        .. (o == "network" and " (ask for it with cordon session request ID --network)" or ""), "invalid_request"
+    end
+  end
+  local session = require "cordon.session"
+  local store, err, code = session.open { state_dir = opts["state-dir"] }
+  if not store then return nil, err, code end
+  local b, info, lcode = store:load(opts.session)
+  store:close()
+  if not b then return nil, info, lcode end
+  if info.kind == "external" then
+    return nil, "invalid_request: session " .. info.id .. " is external: its isolation comes from the environment, "
+      .. "and cordon does not run it", "invalid_request"
+  end
+  if opts.workdir then
+    local real = require("cordon.c.path").canonicalize(opts.workdir:sub(1, 1) == "/" and opts.workdir
+      or ((require("cordon.c.sys").getcwd() or "") .. "/" .. opts.workdir))
+    if real ~= info.workdir then
+      return nil, "--workdir " .. opts.workdir .. " is not session " .. info.id .. "'s workdir (" .. tostring(info.workdir)
+        .. "); drop --workdir", "invalid_request"
+    end
+  end
+  local t = b:to_table()
+  local source = string.format("session %s, revision %d, %s", info.id, info.revision, info.kind)
+  if info.kind == "bypass" then
+    return { profile = "danger-full-access", network = "enabled", workdir = info.workdir, source = source }
+  end
+  return { profile = t.profile.name, session_profile = t.profile, network = t.profile.network, workdir = info.workdir,
+           source = source }
+end
+
 -- Parsed CLI options -> the Lua API's request form (see cordon.request), with configuration loaded.
 -- Returns req  or  nil, "message", code.
 function M.request(opts)
+  local chosen
+  if opts.session then
+    local err, code
+    chosen, err, code = session_choice(opts)
+    if not chosen then return nil, err, code end
+  end
   return require("cordon.request").build {
-    workdir = opts.workdir,
-    workdir_source = opts.workdir and "--workdir" or nil,
-    profile = opts.profile,
+    session_profile = chosen and chosen.session_profile,
+    session_source = chosen and chosen.source,
+    state_dir = opts["state-dir"],
+    workdir = chosen and chosen.workdir or opts.workdir,
+    workdir_source = chosen and "--session" or opts.workdir and "--workdir" or nil,
+    profile = chosen and chosen.profile or opts.profile,
     mode = opts.mode,
-    network = opts.network,
+    network = chosen and chosen.network or opts.network,
     enable = commas(opts.enable),
     add_dirs = opts["add-dirs"] or {},
     add_dirs_ro = opts["add-dirs-ro"] or {},

@@ -1,0 +1,92 @@
+-- lua/cordon/session.lua — cordon.session: sessions and their approval loop (docs/model.md, "Sessions").
+-- The store is C (src/core/session.h, cordon.c.session); this adds where it lives and genesis from a
+-- legacy mode.
+--
+--   local session = require "cordon.session"
+--   local store = assert(session.open())                         -- $XDG_STATE_HOME/cordon/sessions.db
+--   local id = assert(session.new(store, "ask", "/home/u/src/app"))
+--   local r = assert(store:request(id, { filesystem = { { path = "/data", access = "write", scope = "subtree" } } },
+--                                  "the test fixtures live in /data"))
+--   local s = assert(store:settle(id, r.request, "allow"))      -- s.state: approved|noop|conflict
+--   local b, info = store:load(id)                               -- the current boundary, info.revision
+local c = require "cordon.c.session"
+local sys = require "cordon.c.sys"
+
+local M = { TEXT_MAX = c.TEXT_MAX, open_file = c.open }
+
+local function absolute(p) return type(p) == "string" and p:sub(1, 1) == "/" and not p:find("[%z\1-\31\127]") end
+
+-- The state directory: opts.state_dir (--state-dir), else $CORDON_STATE_DIR, else
+-- $XDG_STATE_HOME/cordon, else ~/.local/state/cordon. Returns dir, source  or  nil, message, code.
+-- `environ` (optional) replaces the process environment, for callers that plan for another one.
+function M.state_dir(opts, environ)
+  opts = opts or {}
+  local function getenv(name)
+    if environ then return environ[name] end
+    return sys.getenv(name)
+  end
+  local function check(dir, source)
+    if not absolute(dir) then
+      return nil, source .. " must be an absolute path without control characters: " .. string.format("%q", dir), "invalid"
+    end
+    local norm, err = require("cordon.c.path").normalize(dir)
+    if not norm then return nil, source .. ": " .. err, "invalid" end
+    return norm, source
+  end
+  if opts.state_dir ~= nil then return check(opts.state_dir, "--state-dir") end
+  local env = getenv("CORDON_STATE_DIR")
+  if env and env ~= "" then return check(env, "CORDON_STATE_DIR") end
+  local xdg = getenv("XDG_STATE_HOME")
+  if absolute(xdg) then return check((xdg:gsub("/+$", "")) .. "/cordon", "XDG_STATE_HOME") end
+  local home = getenv("HOME")
+  if not absolute(home) then
+    local h, err = sys.home()
+    if not h then return nil, err, "invalid" end
+    home = h
+  end
+  return check((home:gsub("/+$", "")) .. "/.local/state/cordon", "HOME")
+end
+
+-- The database file inside the state directory.
+function M.db_path(opts)
+  local dir, src, code = M.state_dir(opts)
+  if not dir then return nil, src, code end
+  return dir .. "/sessions.db"
+end
+
+-- open([opts]) -> cordon.SessionStore  or  nil, "code: message", code
+function M.open(opts)
+  local db, err, code = M.db_path(opts)
+  if not db then return nil, code .. ": " .. err, code end
+  return c.open(db)
+end
+
+-- The match context of a session in `workdir` (canonical, absolute), as the sandbox will see it.
+function M.context(workdir)
+  local path = require "cordon.c.path"
+  local function real(p)
+    local r = path.canonicalize(p)
+    return r
+  end
+  local ctx = { cwd = workdir, workspace_roots = { workdir }, slash_tmp = real("/tmp") }
+  local home = sys.home()
+  if home then ctx.home = real(home) end
+  local tmpdir = sys.getenv("TMPDIR")
+  if absolute(tmpdir) then ctx.tmpdir = real(tmpdir) end
+  return ctx
+end
+
+-- new(store, mode, workdir) -> id  or  nil, message, code: a session at revision 0 from a legacy mode
+-- (cordon.legacy.modes) in `workdir`, an existing directory given as an absolute path.
+function M.new(store, mode, workdir)
+  if not absolute(workdir) then return nil, "invalid: the workdir must be an absolute path", "invalid" end
+  local real, err = require("cordon.c.path").canonicalize(workdir)
+  if not real then return nil, "invalid: workdir: " .. err, "invalid" end
+  local st = sys.stat(real)
+  if not st or st.type ~= "directory" then return nil, "invalid: workdir " .. real .. " is not a directory", "invalid" end
+  local b, msg, code = require("cordon.boundary").genesis(mode, M.context(real))
+  if not b then return nil, msg, code end
+  return store:create(b, real)
+end
+
+return M

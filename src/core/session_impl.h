@@ -1,0 +1,32 @@
+/* src/core/session_impl.h — the store struct and the SQL helpers shared by session.c and
+ * session_db.c only. Everyone else goes through session.h. */
+#ifndef CORDON_SESSION_IMPL_H
+#define CORDON_SESSION_IMPL_H
+#include "core/session.h"
+
+#include <sqlite3.h>
+
+struct cordon_session_store {
+  sqlite3 *db;
+  char *path;
+  /* Strings handed out through cordon_session_info, valid until the next call on the store. */
+  char *info_id, *info_workdir, *info_mode, *info_kind;
+  /* The last boundary rebuilt, so the next load replays only what was approved since (the log never
+   * changes behind it: triggers keep it append-only). */
+  char cache_id[CORDON_SESSION_ID_LEN + 1];
+  cordon_boundary *cache;
+  size_t cache_size;
+  int64_t busy_since_ms;  /* when the current wait for the write lock began */
+  uint64_t rng;           /* for the jitter of those waits, so queued writers do not wake in step */
+};
+
+/* Puts "what: sqlite's message" in err and maps the error to a status (a damaged file is corrupt). */
+cordon_session_status cordon_session_db_fail(cordon_session_store *s, cordon_buf *err, const char *what);
+
+/* Runs one statement with bindings given as a format: 't' text (NULL binds NULL), 'i' int64. Returns
+ * an SQLite result code (SQLITE_OK for a statement that completed). */
+int cordon_session_run(sqlite3 *db, const char *sql, const char *fmt, ...);
+
+/* BEGIN IMMEDIATE, waiting (short random sleeps) while other writers hold the lock, for up to 30 s. */
+cordon_session_status cordon_session_begin(cordon_session_store *s, cordon_buf *err);
+#endif
