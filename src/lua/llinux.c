@@ -425,7 +425,7 @@ static int l_git_layout(lua_State *L) {
   const char *path = luaL_checklstring(L, 1, &len);
   if (strlen(path) != len || path[0] != '/') return luaL_argerror(L, 1, "an absolute path without NUL");
   static const char *const questions[] = {"create", "write", "remove", NULL};
-  int q = luaL_checkoption(L, 2, "write", questions);
+  int q = cordon_lua_checkoption(L, 2, "write", questions);
   const char *rule, *why = cordon_lx_git_layout_refusal(path, (cordon_lx_git_question)q, &rule);
   if (!why) return 0;
   lua_pushstring(L, why);

@@ -54,14 +54,6 @@ static int l_open(lua_State *L) {
   return 1;
 }
 
-/* luaL_checkoption, with the string taken whole: "allow\0x" is refused, never read as "allow". */
-static int check_choice(lua_State *L, int arg, const char *const *choices) {
-  const char *v = cordon_lua_checkstring(L, arg);
-  for (int i = 0; choices[i]; i++)
-    if (strcmp(choices[i], v) == 0) return i;
-  return luaL_argerror(L, arg, lua_pushfstring(L, "invalid option '%s'", v));
-}
-
 static void set_str(lua_State *L, const char *k, const char *v) {
   if (!v) return;
   lua_pushstring(L, v);
@@ -168,7 +160,7 @@ static int s_settle(lua_State *L) {
   const char *id = cordon_lua_checkstring(L, 2);
   lua_Integer req = luaL_checkinteger(L, 3);
   static const char *const verdicts[] = {"allow", "deny", NULL};
-  int verdict = check_choice(L, 4, verdicts);
+  int verdict = cordon_lua_checkoption(L, 4, NULL, verdicts);
   const char *reason = cordon_lua_optstring(L, 5, NULL);
   cordon_settle_result r;
   cordon_buf err = CORDON_BUF_INIT;
@@ -190,7 +182,7 @@ static int s_set_kind(lua_State *L) {
   cordon_session_store *s = check_store(L, 1);
   const char *id = cordon_lua_checkstring(L, 2);
   static const char *const kinds[] = {"managed", "bypass", NULL};
-  int k = check_choice(L, 3, kinds);
+  int k = cordon_lua_checkoption(L, 3, NULL, kinds);
   uint64_t rev = 0;
   cordon_buf err = CORDON_BUF_INIT;
   cordon_session_status st =

@@ -68,6 +68,13 @@ const char *cordon_lua_optstring(lua_State *L, int arg, const char *dflt) {
   return lua_isnoneornil(L, arg) ? dflt : cordon_lua_checkstring(L, arg);
 }
 
+int cordon_lua_checkoption(lua_State *L, int arg, const char *dflt, const char *const *choices) {
+  const char *v = dflt ? cordon_lua_optstring(L, arg, dflt) : cordon_lua_checkstring(L, arg);
+  for (int i = 0; choices[i]; i++)
+    if (strcmp(choices[i], v) == 0) return i;
+  return luaL_argerror(L, arg, lua_pushfstring(L, "invalid option '%s'", v));
+}
+
 bool cordon_lua_has_nul(lua_State *L, int idx) {
   size_t len;
   const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tolstring(L, idx, &len) : NULL;

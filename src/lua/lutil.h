@@ -19,6 +19,10 @@ void cordon_lua_newclass(lua_State *L, const char *tname, const luaL_Reg *method
  * luaL_optstring or lua_tostring, for every string that C goes on to use. */
 const char *cordon_lua_checkstring(lua_State *L, int arg);
 const char *cordon_lua_optstring(lua_State *L, int arg, const char *dflt);
+/* luaL_checkoption with the string taken whole ("write\0x" is refused, never read as "write"); `dflt`
+ * (or NULL) when the argument is absent. */
+int cordon_lua_checkoption(lua_State *L, int arg, const char *dflt, const char *const *choices);
+
 /* Whether the value at idx is a string holding a NUL byte: for conversions that must free before failing. */
 bool cordon_lua_has_nul(lua_State *L, int idx);
 /* The value at idx as lua_tostring gives it (NULL unless a string or a number), a NUL refused. */

@@ -107,6 +107,7 @@ t.test("profiles, Linux plans and commands refuse a NUL", function()
   refused("seatbelt_wrap policy", C("manager").seatbelt_wrap, "(version 1)\0(allow default)", {}, { "/bin/echo" })
   refused("seatbelt_wrap params", C("manager").seatbelt_wrap, "(version 1)", { { "W", "/w\0x" } }, { "/bin/echo" })
   if package.preload["cordon.c.linux"] then  -- a build with the Linux backend
+    refused("git_layout question", C("linux").git_layout, "/w/.git/hooks/x", "remove\0x")
     local plan = assert(C("linux").compile(nil, prof, ctx, {}))
     refused("linux.exec argv", C("linux").exec, plan, { "/bin/echo\0x" })
     refused("linux.exec env", C("linux").exec, plan, { "/bin/echo" }, { "A=b\0LD_PRELOAD=/x" })
@@ -120,7 +121,7 @@ t.test("no binding takes a string without its length", function()
   for _, name in ipairs(files) do
     if name:match("%.c$") and name ~= "lutil.c" then
       local text = assert(sys.readfile(dir .. "/" .. name))
-      for _, fn in ipairs { "luaL_checkstring(", "luaL_optstring(" } do
+      for _, fn in ipairs { "luaL_checkstring(", "luaL_optstring(", "luaL_checkoption(" } do
         t.ok(not text:find(fn, 1, true), name .. " uses " .. fn .. " (use cordon_lua_checkstring/optstring)")
       end
     end
