@@ -10,6 +10,7 @@ M.commands = {
   { "policy", "print the policy that `run` would apply" },
   { "explain", "show how the policy was put together" },
   { "check", "decide whether an operation would be allowed, and by which rule" },
+  { "why", "why an operation is denied, and the exact command that would allow it (or why none can)" },
   { "lint", "report mistakes in SBPL files" },
   { "profiles", "list stages, integrations, agents and apps of the profile tree" },
   { "trust", "trust a workdir's .cordon.yaml as it is now; list or revoke trusted directories" },
