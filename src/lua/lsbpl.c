@@ -156,6 +156,23 @@ static bool opt_bool(lua_State *L, int t, const char *key) {
   return v;
 }
 
+/* The list of strings on the stack top as an array kept alive by a userdata pushed above it; each string
+ * stays anchored by the list's table. `what` names the option in a misuse error. */
+static const char **string_list(lua_State *L, const char *what, size_t *count) {
+  luaL_checktype(L, -1, LUA_TTABLE);
+  int t = lua_gettop(L);
+  size_t n = lua_rawlen(L, t);
+  const char **list = lua_newuserdatauv(L, (n ? n : 1) * sizeof *list, 0);
+  for (size_t i = 0; i < n; i++) {
+    lua_rawgeti(L, t, (lua_Integer)i + 1);
+    if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "%s must hold strings", what);
+    list[i] = cordon_lua_tostring(L, -1);
+    lua_pop(L, 1);
+  }
+  *count = n;
+  return list;
+}
+
 static int l_parse(lua_State *L) {
   size_t len;
   const char *text = luaL_checklstring(L, 1, &len);
@@ -170,34 +187,9 @@ static int l_parse(lua_State *L) {
     opt.step_limit = (unsigned long)opt_int(L, 4, "step_limit");
     opt.depth_limit = (unsigned)opt_int(L, 4, "depth_limit");
     opt.memory_limit = (size_t)opt_int(L, 4, "memory_limit");
-    if (lua_getfield(L, 4, "import_dirs") != LUA_TNIL) {
-      luaL_checktype(L, -1, LUA_TTABLE);
-      int dirs = lua_gettop(L);
-      size_t n = lua_rawlen(L, dirs);
-      const char **list = lua_newuserdatauv(L, (n ? n : 1) * sizeof *list, 0);
-      for (size_t i = 0; i < n; i++) {
-        lua_rawgeti(L, dirs, (lua_Integer)i + 1);
-        if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "opts.import_dirs must hold strings");
-        list[i] = cordon_lua_tostring(L, -1); /* anchored by the import_dirs table */
-        lua_pop(L, 1);
-      }
-      opt.import_dirs = list;
-      opt.nimport_dirs = n;
-    }
-    if (lua_getfield(L, 4, "entitlements") != LUA_TNIL) {
-      luaL_checktype(L, -1, LUA_TTABLE);
-      int names = lua_gettop(L);
-      size_t n = lua_rawlen(L, names);
-      const char **list = lua_newuserdatauv(L, (n ? n : 1) * sizeof *list, 0);
-      for (size_t i = 0; i < n; i++) {
-        lua_rawgeti(L, names, (lua_Integer)i + 1);
-        if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "opts.entitlements must hold strings");
-        list[i] = cordon_lua_tostring(L, -1); /* anchored by the entitlements table */
-        lua_pop(L, 1);
-      }
-      opt.entitlements = list;
-      opt.nentitlements = n;
-    }
+    if (lua_getfield(L, 4, "import_dirs") != LUA_TNIL) opt.import_dirs = string_list(L, "opts.import_dirs", &opt.nimport_dirs);
+    if (lua_getfield(L, 4, "entitlements") != LUA_TNIL)
+      opt.entitlements = string_list(L, "opts.entitlements", &opt.nentitlements);
   }
   cordon_policy *p = NULL;
   cordon_sbpl_error err;
