@@ -133,10 +133,42 @@ cordon_session_status cordon_session_db_fail(cordon_session_store *s, cordon_buf
   }
 }
 
-int cordon_session_run(sqlite3 *db, const char *sql, const char *fmt, ...) {
-  sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-  if (rc != SQLITE_OK) return rc;
+sqlite3_stmt *cordon_session_prepare(cordon_session_store *s, const char *sql) {
+  size_t i = 0;
+  while (i < CORDON_SESSION_STMTS && s->stmts[i].sql && s->stmts[i].sql != sql) i++;
+  if (i < CORDON_SESSION_STMTS && s->stmts[i].sql && !s->stmts[i].busy) {
+    s->stmts[i].busy = true;
+    return s->stmts[i].st;
+  }
+  sqlite3_stmt *q = NULL;
+  bool keep = i < CORDON_SESSION_STMTS && !s->stmts[i].sql;  /* a free slot; else one not kept */
+  if (sqlite3_prepare_v3(s->db, sql, -1, keep ? SQLITE_PREPARE_PERSISTENT : 0, &q, NULL) != SQLITE_OK) {
+    sqlite3_finalize(q);
+    return NULL;
+  }
+  if (keep) {
+    s->stmts[i].sql = sql;
+    s->stmts[i].st = q;
+    s->stmts[i].busy = true;
+  }
+  return q;
+}
+
+void cordon_session_release(cordon_session_store *s, sqlite3_stmt *q) {
+  if (!q) return;
+  for (size_t i = 0; i < CORDON_SESSION_STMTS && s->stmts[i].sql; i++) {
+    if (s->stmts[i].st != q) continue;
+    sqlite3_reset(q);
+    sqlite3_clear_bindings(q);
+    s->stmts[i].busy = false;
+    return;
+  }
+  sqlite3_finalize(q);
+}
+
+int cordon_session_run(cordon_session_store *s, const char *sql, const char *fmt, ...) {
+  sqlite3_stmt *st = cordon_session_prepare(s, sql);
+  if (!st) return sqlite3_errcode(s->db) != SQLITE_OK ? sqlite3_errcode(s->db) : SQLITE_ERROR;
   va_list ap;
   va_start(ap, fmt);
   for (int i = 0; fmt[i]; i++) {
@@ -148,16 +180,17 @@ int cordon_session_run(sqlite3 *db, const char *sql, const char *fmt, ...) {
     }
   }
   va_end(ap);
+  int rc;
   do rc = sqlite3_step(st);
   while (rc == SQLITE_ROW);
-  sqlite3_finalize(st);
+  cordon_session_release(s, st);
   return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
 cordon_session_status cordon_session_begin(cordon_session_store *s, cordon_buf *err) {
   int64_t start = now_ms();
   for (;;) {
-    int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    int rc = cordon_session_run(s, "BEGIN IMMEDIATE", "");
     if (rc == SQLITE_OK) return CORDON_SESSION_OK;
     /* The busy handler waits inside SQLite; a BUSY that escapes it (WAL recovery) is waited out here. */
     if ((rc & 0xff) != SQLITE_BUSY || now_ms() - start > BUSY_WAIT_MS) return cordon_session_db_fail(s, err, "cannot start a write transaction");
@@ -364,6 +397,7 @@ cordon_session_status cordon_session_open(const char *path, cordon_session_store
 
 void cordon_session_close(cordon_session_store *s) {
   if (!s) return;
+  for (size_t i = 0; i < CORDON_SESSION_STMTS; i++) sqlite3_finalize(s->stmts[i].st);
   sqlite3_close(s->db);
   free(s->path);
   free(s->info_id);

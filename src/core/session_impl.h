@@ -6,6 +6,8 @@
 
 #include <sqlite3.h>
 
+#define CORDON_SESSION_STMTS 32  /* more distinct statements than the store has */
+
 struct cordon_session_store {
   sqlite3 *db;
   char *path;
@@ -16,6 +18,13 @@ struct cordon_session_store {
   char cache_id[CORDON_SESSION_ID_LEN + 1];
   cordon_boundary *cache;
   size_t cache_size;
+  /* Prepared statements, kept for the store's life: preparing one that inserts into the log compiles
+   * its triggers, which cost more than running it. Keyed by the address of the SQL literal. */
+  struct {
+    const char *sql;
+    sqlite3_stmt *st;
+    bool busy;  /* handed out and not yet released (a callback may run the same query again) */
+  } stmts[CORDON_SESSION_STMTS];
   int64_t busy_since_ms;  /* when the current wait for the write lock began */
   uint64_t rng;           /* for the jitter of those waits, so queued writers do not wake in step */
 };
@@ -23,9 +32,15 @@ struct cordon_session_store {
 /* Puts "what: sqlite's message" in err and maps the error to a status (a damaged file is corrupt). */
 cordon_session_status cordon_session_db_fail(cordon_session_store *s, cordon_buf *err, const char *what);
 
+/* The prepared statement for `sql`, which must be a string literal (the cache is keyed by its address);
+ * NULL on failure (sqlite3_errmsg says why). Each one is given back with cordon_session_release. */
+sqlite3_stmt *cordon_session_prepare(cordon_session_store *s, const char *sql);
+/* Resets a statement from cordon_session_prepare (so it holds no read transaction) for its next use. */
+void cordon_session_release(cordon_session_store *s, sqlite3_stmt *q);
+
 /* Runs one statement with bindings given as a format: 't' text (NULL binds NULL), 'i' int64. Returns
  * an SQLite result code (SQLITE_OK for a statement that completed). */
-int cordon_session_run(sqlite3 *db, const char *sql, const char *fmt, ...);
+int cordon_session_run(cordon_session_store *s, const char *sql, const char *fmt, ...);
 
 /* BEGIN IMMEDIATE, waiting (short random sleeps) while other writers hold the lock, for up to 30 s. */
 cordon_session_status cordon_session_begin(cordon_session_store *s, cordon_buf *err);
