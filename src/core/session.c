@@ -214,8 +214,8 @@ static cordon_session_status rebuild(cordon_session_store *s, const char *full, 
   }
   cordon_boundary *b = s->cache;
   cordon_buf why = CORDON_BUF_INIT;
-  sqlite3_stmt *q = prepare(s, "SELECT body, revision FROM log WHERE session = ? AND event = 'settle' AND outcome = 'approved' "
-                               "AND revision > ? ORDER BY revision");
+  sqlite3_stmt *q = prepare(s, "SELECT body, revision FROM log WHERE session = ? AND (" CORDON_SESSION_REVISION_EVENTS ") "
+                               "AND event = 'settle' AND outcome = 'approved' AND revision > ? ORDER BY revision");
   if (!q) {
     st = db_fail(s, err, "cannot read the session log");
   } else {

@@ -21,7 +21,7 @@
 
 #define CORDON_SESSION_ID_LEN 16          /* hex characters */
 #define CORDON_SESSION_TEXT_MAX 4096      /* bytes of a justification or a reason */
-#define CORDON_SESSION_SCHEMA_VERSION 2   /* PRAGMA user_version; 0 with a `revisions` table is version 1 */
+#define CORDON_SESSION_SCHEMA_VERSION 3   /* PRAGMA user_version; 0 with a `revisions` table is version 1 */
 
 typedef enum {
   CORDON_SESSION_OK = 0,

@@ -1,10 +1,14 @@
-/* src/core/session_impl.h — the store struct and the SQL helpers shared by session.c and
- * session_db.c only. Everyone else goes through session.h. */
+/* src/core/session_impl.h — the store struct and the SQL helpers shared by session.c, session_db.c
+ * and session_schema.c only. Everyone else goes through session.h. */
 #ifndef CORDON_SESSION_IMPL_H
 #define CORDON_SESSION_IMPL_H
 #include "core/session.h"
 
 #include <sqlite3.h>
+
+/* The events that make a revision: the condition of the partial index log_revision_once. A query that
+ * repeats it word for word (SQLite's rule for partial indexes) finds them through that index. */
+#define CORDON_SESSION_REVISION_EVENTS "event IN ('genesis', 'import', 'kind') OR (event = 'settle' AND outcome = 'approved')"
 
 #define CORDON_SESSION_STMTS 32  /* more distinct statements than the store has */
 
@@ -28,6 +32,14 @@ struct cordon_session_store {
   int64_t busy_since_ms;  /* when the current wait for the write lock began */
   uint64_t rng;           /* for the jitter of those waits, so queued writers do not wake in step */
 };
+
+/* The hint that follows every "this file is damaged" message. */
+extern const char cordon_session_hint_corrupt[];
+
+/* Creates the tables, indexes and triggers and sets user_version (inside the caller's transaction). */
+int cordon_session_schema_write(sqlite3 *db);
+/* Checks user_version on an open store, migrating an older schema in one write transaction. */
+cordon_session_status cordon_session_schema_check(cordon_session_store *s, cordon_buf *err);
 
 /* Puts "what: sqlite's message" in err and maps the error to a status (a damaged file is corrupt). */
 cordon_session_status cordon_session_db_fail(cordon_session_store *s, cordon_buf *err, const char *what);
