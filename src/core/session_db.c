@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #define BUSY_WAIT_MS 30000
+#define CONTENDED_MS 50  /* how long after meeting a held write lock a writer stays courteous */
 
 const char *cordon_session_status_name(cordon_session_status s) {
   switch (s) {
@@ -36,16 +37,22 @@ static int64_t now_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Short, jittered sleeps: SQLite's own timeout sleeps up to 100 ms at a time, which is the p99. */
-static int wait_busy(void *ud, int count) {
-  cordon_session_store *s = ud;
-  if (count == 0) s->busy_since_ms = now_ms();
-  else if (now_ms() - s->busy_since_ms > BUSY_WAIT_MS) return 0;
+/* A random number of microseconds in [lo, lo + span). */
+static useconds_t jitter(cordon_session_store *s, unsigned lo, unsigned span) {
   s->rng ^= s->rng << 13;
   s->rng ^= s->rng >> 7;
   s->rng ^= s->rng << 17;
-  unsigned span = count < 8 ? 200u * (unsigned)(count + 1) : 2000u;
-  usleep(50 + (useconds_t)(s->rng % span));
+  return (useconds_t)(lo + s->rng % span);
+}
+
+/* Short, jittered sleeps of the same length however long the wait: SQLite's own timeout sleeps up to
+ * 100 ms at a time, and sleeps that grow with the wait let newcomers pass those who waited longest. */
+static int wait_busy(void *ud, int count) {
+  cordon_session_store *s = ud;
+  s->contended_ms = now_ms();
+  if (count == 0) s->busy_since_ms = s->contended_ms;
+  else if (s->contended_ms - s->busy_since_ms > BUSY_WAIT_MS) return 0;
+  usleep(jitter(s, 50, 450));
   return 1;
 }
 
@@ -122,7 +129,12 @@ int cordon_session_run(cordon_session_store *s, const char *sql, const char *fmt
 }
 
 cordon_session_status cordon_session_begin(cordon_session_store *s, cordon_buf *err) {
+  /* A writer that met contention lately lets the sleeping waiters have the lock first: coming
+   * straight back from its last commit, it would otherwise take it again before any of them woke
+   * (docs/benchmarks.md: it trades some throughput for the worst writer's p99; a lone writer never
+   * meets contention, so it never pauses). */
   int64_t start = now_ms();
+  if (start - s->contended_ms < CONTENDED_MS) usleep(jitter(s, 150, 300));
   for (;;) {
     int rc = cordon_session_run(s, "BEGIN IMMEDIATE", "");
     if (rc == SQLITE_OK) return CORDON_SESSION_OK;
@@ -241,6 +253,7 @@ cordon_session_status cordon_session_open(const char *path, cordon_session_store
     return CORDON_SESSION_NOMEM;
   }
   s->rng = ((uint64_t)getpid() << 32) ^ (uint64_t)now_ms() ^ 0x9e3779b97f4a7c15ull;
+  s->contended_ms = INT64_MIN / 2;
   int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, NULL);
   cordon_session_status st = CORDON_SESSION_OK;
   if (rc != SQLITE_OK) {

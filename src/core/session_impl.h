@@ -30,6 +30,7 @@ struct cordon_session_store {
     bool busy;  /* handed out and not yet released (a callback may run the same query again) */
   } stmts[CORDON_SESSION_STMTS];
   int64_t busy_since_ms;  /* when the current wait for the write lock began */
+  int64_t contended_ms;   /* when this store last found the write lock taken */
   uint64_t rng;           /* for the jitter of those waits, so queued writers do not wake in step */
 };
 
