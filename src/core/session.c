@@ -136,7 +136,15 @@ static cordon_boundary_status replay_assessed(cordon_boundary *b, const cordon_e
   if (bs != CORDON_BOUNDARY_OK) return bs;
   size_t before = cordon_profile_entry_count(cordon_boundary_profile(b));
   cordon_assess_result res;
-  bs = cordon_boundary_apply(b, x, &res);
+  if ((x->count == 1 && !x->network) || (x->count == 0 && x->network)) {
+    /* One grant, or network alone (what settle stores): "apply" says it is new, so the delta goes in as
+     * stored, without the copy of the whole profile that apply makes (a fresh load is one per delta). */
+    bs = cordon_boundary_assess(b, x, &res);
+    if (bs == CORDON_BOUNDARY_OK && res.outcome == CORDON_ASSESS_CONFLICT) bs = CORDON_BOUNDARY_CONFLICT;
+    if (bs == CORDON_BOUNDARY_OK && res.outcome == CORDON_ASSESS_APPLY) bs = cordon_boundary_replay(b, x, (uint64_t)rev);
+  } else {
+    bs = cordon_boundary_apply(b, x, &res);
+  }
   if (bs == CORDON_BOUNDARY_CONFLICT) cordon_buf_printf(why, "it conflicts: %s", res.reason);
   if (bs != CORDON_BOUNDARY_OK) return bs;
   if (res.outcome != CORDON_ASSESS_APPLY ||

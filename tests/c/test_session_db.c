@@ -181,6 +181,56 @@ static void a_forged_approval_is_corrupt_because_it_does_not_assess(void **state
   cordon_buf_free(&err);
 }
 
+/* Forges approvals of `deltas` (NULL-terminated) after the populated revision 1, past the triggers. */
+static void forge_approvals(const char *id, const char *const *deltas) {
+  sqlite3 *raw = NULL;
+  assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+  assert_int_equal(sqlite3_exec(raw, "DROP TRIGGER IF EXISTS log_at_the_end; DROP TRIGGER IF EXISTS log_revision_once;"
+                                     "DROP TRIGGER IF EXISTS sessions_revision;", NULL, NULL, NULL),
+                   SQLITE_OK);
+  char sql[1024];
+  int rev = 1;
+  for (int i = 0; deltas[i]; i++) {
+    rev++;
+    snprintf(sql, sizeof sql,
+             "INSERT INTO log (session, seq, event, created_at, revision, body, justification) VALUES ('%s', %d, 'request', 0, %d, '%s', 'x');"
+             "INSERT INTO log (session, seq, event, created_at, revision, request, outcome, body) VALUES ('%s', %d, 'settle', 0, %d, %d,"
+             " 'approved', '%s'); UPDATE sessions SET revision = %d WHERE id = '%s';",
+             id, 1 + 2 * rev - 2, rev - 1, deltas[i], id, 2 * rev, rev, 1 + 2 * rev - 2, deltas[i], rev, id);
+    if (sqlite3_exec(raw, sql, NULL, NULL, NULL) != SQLITE_OK) fail_msg("forge: %s", sqlite3_errmsg(raw));
+  }
+  sqlite3_close(raw);
+}
+
+static void a_forged_approval_that_adds_nothing_is_corrupt_whatever_its_shape(void **state) {
+  (void)state;
+  /* The populated session reads everything and writes /data (subtree) at revision 1. */
+  static const char *const cases[][3] = {
+      {"{\"filesystem\":[{\"path\":\"/data/x\",\"access\":\"write\",\"scope\":\"exact\"}]}", NULL}, /* one grant, covered */
+      {"{\"filesystem\":[{\"path\":\"/etc\",\"access\":\"read\",\"scope\":\"subtree\"}]}", NULL},    /* read: covered */
+      {"{\"network\":true,\"filesystem\":[]}", "{\"network\":true,\"filesystem\":[]}", NULL},                                                  /* network twice */
+      {"{\"filesystem\":[{\"path\":\"/new\",\"access\":\"write\",\"scope\":\"exact\"},"
+       "{\"path\":\"/data/y\",\"access\":\"write\",\"scope\":\"exact\"}]}", NULL},                         /* one of two new */
+      {"{\"network\":true,\"filesystem\":[{\"path\":\"/data/z\",\"access\":\"write\",\"scope\":\"exact\"}]}",
+       NULL},                                                                                              /* network new, grant not */
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    char id[CORDON_SESSION_ID_LEN + 1];
+    populate(id, 0);
+    forge_approvals(id, cases[c]);
+    cordon_buf err = CORDON_BUF_INIT;
+    cordon_session_store *s = NULL;
+    assert_int_equal(cordon_session_open(db, &s, &err), CORDON_SESSION_OK);
+    cordon_boundary *b = NULL;
+    cordon_session_status st = cordon_session_load(s, id, &b, NULL, &err);
+    if (st != CORDON_SESSION_CORRUPT) fail_msg("case %zu loaded (%s)", c, cordon_session_status_name(st));
+    assert_null(b);
+    if (!strstr(cordon_buf_str(&err), "not a change the boundary lacked")) fail_msg("case %zu: %s", c, cordon_buf_str(&err));
+    cordon_session_close(s);
+    cordon_buf_free(&err);
+  }
+}
+
 static void write_file(const char *bytes, size_t n) {
   FILE *f = fopen(db, "wb");
   assert_non_null(f);
@@ -456,6 +506,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(every_statement_that_would_rewrite_history_is_refused_by_the_database, setup, teardown),
       cmocka_unit_test_setup_teardown(a_log_that_does_not_add_up_is_corrupt_never_loaded, setup, teardown),
       cmocka_unit_test_setup_teardown(a_forged_approval_is_corrupt_because_it_does_not_assess, setup, teardown),
+      cmocka_unit_test_setup_teardown(a_forged_approval_that_adds_nothing_is_corrupt_whatever_its_shape, setup, teardown),
       cmocka_unit_test_setup_teardown(an_empty_file_is_an_error_never_a_fresh_database, setup, teardown),
       cmocka_unit_test_setup_teardown(a_garbage_file_is_an_error, setup, teardown),
       cmocka_unit_test_setup_teardown(a_sqlite_file_of_someone_else_is_an_error, setup, teardown),
