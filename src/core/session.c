@@ -588,8 +588,16 @@ cordon_session_status cordon_session_set_kind(cordon_session_store *s, const cha
   }
   char full[CORDON_SESSION_ID_LEN + 1];
   cordon_session_status st = resolve_id(s, id, full, err);
+  /* Back to managed narrows the session: this commit waits for the disk, so that no power cut can undo
+   * it and leave the session in bypass (losing any other commit only loses a grant: docs/model.md). */
+  bool narrows = kind == CORDON_BOUNDARY_MANAGED;
+  if (st == CORDON_SESSION_OK && narrows && run(s, "PRAGMA synchronous = FULL", "") != SQLITE_OK)
+    st = db_fail(s, err, "cannot store the kind change");
   if (st == CORDON_SESSION_OK) st = cordon_session_begin(s, err);
-  if (st != CORDON_SESSION_OK) return st;
+  if (st != CORDON_SESSION_OK) {
+    if (narrows) run(s, "PRAGMA synchronous = NORMAL", "");
+    return st;
+  }
   cordon_boundary *b = NULL;
   cordon_session_info info;
   st = read_current(s, full, &b, &info, NULL, err);
@@ -620,7 +628,9 @@ cordon_session_status cordon_session_set_kind(cordon_session_store *s, const cha
            SQLITE_OK))
     st = db_fail(s, err, "cannot store the kind change");
   if (st == CORDON_SESSION_OK && revision) *revision = (uint64_t)rev;
-  return finish(s, st, err, "cannot store the kind change");
+  st = finish(s, st, err, "cannot store the kind change");
+  if (narrows) run(s, "PRAGMA synchronous = NORMAL", "");
+  return st;
 }
 
 cordon_session_status cordon_session_remove(cordon_session_store *s, const char *id, cordon_buf *err) {
