@@ -1,5 +1,5 @@
 /* src/core/session.c — the session store's operations (see session.h): create, load, request, settle,
- * set_kind, remove, and reading the log. Opening and the schema are in session_db.c. */
+ * set_kind, remove, and reading the log. Opening is in session_db.c, the schema in session_schema.c. */
 #include "core/session_impl.h"
 
 #include <errno.h>
