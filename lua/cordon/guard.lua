@@ -46,6 +46,23 @@ local function within(root, p)
 end
 local function strictly_within(root, p) return p ~= root and within(root, p) end
 
+-- Every guarded path lies strictly below HOME, so a root that holds HOME holds them all and a root apart
+-- from HOME holds none: only a root strictly inside HOME needs a test per path. Marks each root's
+-- `home` as "holds", "inside" or nil.
+local function mark_home(roots, home)
+  for _, r in ipairs(roots) do
+    r.home = within(r.path, home) and "holds" or strictly_within(home, r.path) and "inside" or nil
+  end
+end
+
+-- Whether root `r` strictly holds `path`, a path strictly below HOME.
+local function holds(r, path)
+  if r.home == "holds" then return true end
+  return r.home == "inside" and path ~= r.path and path:sub(1, #r.below) == r.below
+end
+
+local CLASSES = { "read", "write" }
+
 -- The roots assembly grants after the tree, as the target sees them.
 local function granted_roots(req, prof, extra)
   local roots = {}
@@ -145,17 +162,18 @@ end
 -- The literal, subpath and prefix filters of a rule, with string arguments, at the top or inside
 -- require-any groups (side by side in the text). Other shapes are left out: a guard never widens.
 -- "//" collapses: string-append on a HOME of "/" gives "//x", a path the kernel never sees.
-local function path_filters(filters, out)
-  for _, f in ipairs(filters or {}) do
+-- Only paths strictly below HOME (`below_home` is HOME .. "/") are kept: nothing else is ever guarded,
+-- and a grant elsewhere is never inside a guarded path.
+local function path_filters(filters, first, below_home, out)
+  for i = first, #filters do
+    local f = filters[i]
     local kind = f[1]
     if kind == "require-any" then
-      local kids = {}
-      for i = 2, #f do kids[#kids + 1] = f[i] end
-      path_filters(kids, out)
+      path_filters(f, 2, below_home, out)
     elseif (kind == "literal" or kind == "subpath" or kind == "prefix") and type(f[2]) == "string" then
       local path = f[2]
       if path:find("//", 1, true) then path = path:gsub("//+", "/") end
-      out[#out + 1] = { kind, path }
+      if #path > #below_home and path:sub(1, #below_home) == below_home then out[#out + 1] = { kind, path } end
     end
   end
   return out
@@ -175,12 +193,13 @@ end
 
 -- The tree's file rules, read once: { action, read, write, exec, wild_read, wild_write, filters, at, name },
 -- where `at` is "fragment:line" and `name` the fragment. Rules on other operations are left out.
-local function file_rules(rules, where)
+local function file_rules(rules, where, home)
   local out = {}
+  local below_home = home == "/" and "/" or home .. "/"
   for _, r in ipairs(rules) do
     local read, write, exec, wild_read, wild_write = ops_of(r)
     if read or write or exec then
-      local filters = path_filters(r.filters, {})
+      local filters = path_filters(r.filters or {}, 1, below_home, {})
       if #filters > 0 then
         local at, name = where(r.source)
         out[#out + 1] = { action = r.action, read = read, write = write, exec = exec, wild_read = wild_read,
@@ -301,11 +320,12 @@ function M.build(o)
   if not frags then return {}, {} end
   local all, where, perr = parse_fragments(frags, "tree", o.params)
   if not all then return nil, where, perr end
-  local tree_rules = file_rules(all:rules(), where)
+  local tree_rules = file_rules(all:rules(), where, req.home)
+  mark_home(roots, req.home)
   local found = {}
   for _, e in ipairs(collect(tree_rules, req, profile_secrets(req))) do
     for _, r in ipairs(roots) do
-      if e.path:sub(1, #r.below) == r.below and e.path ~= r.path then
+      if holds(r, e.path) then
         found[#found + 1] = e
         break
       end
@@ -323,12 +343,12 @@ function M.build(o)
   -- Which (entry, class) pairs lie inside a root that grants the class, and are not named as roots.
   local todo, queries = {}, {}
   for _, e in ipairs(found) do
-    for _, class in ipairs { "read", "write" } do
+    for _, class in ipairs(CLASSES) do
       -- `inside`: the first root that holds e; `named`: a root that is e itself (granted on purpose).
       local inside, named = nil, false
       for _, r in ipairs(roots) do
         if class == "read" or r.write then
-          if e.path:sub(1, #r.below) == r.below and e.path ~= r.path then inside = inside or r
+          if holds(r, e.path) then inside = inside or r
           elseif r.path == e.path then named = true end
         end
       end
@@ -345,7 +365,7 @@ function M.build(o)
   local answers = {}
   if #queries > 0 then
     local out = decided:decide_batch(table.concat(queries, "\n") .. "\n")
-    for line in (out or ""):gmatch("[^\n]*\n") do answers[#answers + 1] = line:match("^(%a+)") end
+    for verdict in (out or ""):gmatch("(%a*)[^\n]*\n") do answers[#answers + 1] = verdict end
   end
 
   local groups, listed = { read = {}, write = {} }, {}
@@ -355,7 +375,7 @@ function M.build(o)
     if not granted then
       local holes = tree_holes(e, class, below)
       for _, r in ipairs(roots) do  -- a root inside e was named on purpose: a hole, like the tree's grants
-        if (class == "read" or r.write) and strictly_within(e.path, r.path) then
+        if r.home == "inside" and (class == "read" or r.write) and strictly_within(e.path, r.path) then
           holes[#holes + 1] = { "subpath", r.path }
         end
       end
