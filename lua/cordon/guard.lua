@@ -320,7 +320,7 @@ function M.build(o)
   if not frags then return {}, {} end
   local all, where, perr = parse_fragments(frags, "tree", o.params)
   if not all then return nil, where, perr end
-  local tree_rules = file_rules(all:rules(), where, req.home)
+  local tree_rules = file_rules(all:rules { path_under = req.home == "/" and "/" or req.home .. "/" }, where, req.home)
   mark_home(roots, req.home)
   local found = {}
   for _, e in ipairs(collect(tree_rules, req, profile_secrets(req))) do
