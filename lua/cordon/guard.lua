@@ -40,10 +40,7 @@ local EXEC_OPS = { ["process-exec"] = true, ["process-exec*"] = true }
 M.CLASS = { read = { deny = "file-read*", probe = "file-read-data" },
             write = { deny = "file-write*", probe = "file-write-data" } }
 
-local function within(root, p)
-  if root == "/" then return p:sub(1, 1) == "/" end
-  return p == root or p:sub(1, #root + 1) == root .. "/"
-end
+local within = require("cordon.c.path").within
 local function strictly_within(root, p) return p ~= root and within(root, p) end
 
 -- Every guarded path lies strictly below HOME, so a root that holds HOME holds them all and a root apart
