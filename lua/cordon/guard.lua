@@ -112,7 +112,7 @@ local function candidates(tree, req, roots)
       if hit then list[#list + 1] = f end
     end
   end
-  return list
+  return list, all
 end
 
 -- Parses fragments as one text; returns the policy and a function mapping "NAME:LINE:COL" (the reader's
@@ -304,6 +304,45 @@ local function any_of(filters)
   return { "require-any", table.unpack(filters) }
 end
 
+-- The candidates' file rules below HOME (file_rules), in the tree's order, and when every fragment is a
+-- candidate also the selected fragments' policy: then each fragment is parsed once, the selected ones as
+-- assembled (that policy answers the decisions) and the others after the base fragments that define
+-- their macros. Returns rules, policy or nil; or nil, message, code.
+local function read_tree(o, frags, every, selected)
+  local under = o.req.home == "/" and "/" or o.req.home .. "/"
+  local function rules_of(list, keep)
+    local policy, where, perr = parse_fragments(list, "tree", o.params)
+    if not policy then return nil, where, perr end
+    local out = {}
+    for _, r in ipairs(file_rules(policy:rules { path_under = under }, where, o.req.home)) do
+      if keep[r.name] then out[#out + 1] = r end
+    end
+    return out, policy
+  end
+  local keep, order = {}, {}
+  for i, f in ipairs(frags) do keep[f.name], order[f.name] = true, i end
+  if not every then return rules_of(frags, keep) end
+  local chosen, others, is_other = {}, {}, {}
+  for _, s in ipairs(o.selected) do chosen[#chosen + 1] = o.tree.byname[s.name] end
+  for _, f in ipairs(frags) do
+    if f.stage == "00" or not selected[f.name] then others[#others + 1] = f end
+    if not selected[f.name] then is_other[f.name] = true end
+  end
+  local mine, policy, perr = rules_of(chosen, keep)
+  if not mine then return nil, policy, perr end
+  local theirs, terr, tcode = rules_of(others, is_other)
+  if not theirs then return nil, terr, tcode end
+  -- back in the tree's order, each fragment's rules as written: the first rule on a path names why
+  local all = {}
+  for i, r in ipairs(mine) do r.seq = i; all[#all + 1] = r end
+  for i, r in ipairs(theirs) do r.seq = #mine + i; all[#all + 1] = r end
+  table.sort(all, function(a, b)
+    if a.name ~= b.name then return order[a.name] < order[b.name] end
+    return a.seq < b.seq
+  end)
+  return all, policy
+end
+
 -- Builds the guard rules. `o` = { tree, req, profile, tree_text, selected, params, extra_roots }: the
 -- loaded tree, the resolved request, assembly's permission profile, the selected fragments' text as
 -- assembled (the tree's decision is asked of it), select's fragment list, the -D parameters so far, and
@@ -313,11 +352,12 @@ end
 function M.build(o)
   local req = o.req
   local roots = granted_roots(req, o.profile, o.extra_roots)
-  local frags = candidates(o.tree, req, roots)
+  local frags, every = candidates(o.tree, req, roots)
   if not frags then return {}, {} end
-  local all, where, perr = parse_fragments(frags, "tree", o.params)
-  if not all then return nil, where, perr end
-  local tree_rules = file_rules(all:rules { path_under = req.home == "/" and "/" or req.home .. "/" }, where, req.home)
+  local selected = {}
+  for _, s in ipairs(o.selected) do selected[s.name] = true end
+  local tree_rules, decided, err, code = read_tree(o, frags, every, selected)
+  if not tree_rules then return nil, decided, err end
   mark_home(roots, req.home)
   local found = {}
   for _, e in ipairs(collect(tree_rules, req, profile_secrets(req))) do
@@ -331,10 +371,10 @@ function M.build(o)
   if #found == 0 then return {}, {} end  -- a project inside HOME: nothing to guard, no second parse
 
   -- The tree's own decisions: the selected fragments only, as assembled.
-  local decided, err, code = require("cordon.sbpl").parse(o.tree_text, "tree", o.params, {})
-  if not decided then return nil, err, code end
-  local selected = {}
-  for _, s in ipairs(o.selected) do selected[s.name] = true end
+  if not decided then
+    decided, err, code = require("cordon.sbpl").parse(o.tree_text, "tree", o.params, {})
+    if not decided then return nil, err, code end
+  end
   local below = grants_below(tree_rules, selected)
 
   -- Which (entry, class) pairs lie inside a root that grants the class, and are not named as roots.
