@@ -12,6 +12,7 @@
 local yaml = require "cordon.c.yaml"
 local sys = require "cordon.c.sys"
 local trust = require "cordon.trust"
+local trim = require("cordon.text").trim
 
 local M = {}
 
@@ -150,7 +151,7 @@ local function validate(root, ctx)
             out[#out + 1] = expand_path(file, item, key, s, ctx)
           else
             for part in s:gmatch("[^,]+") do
-              part = part:match("^%s*(.-)%s*$")
+              part = trim(part)
               if part ~= "" then
                 if not name_ok(spec.what, part) then fail(file, item, "'%s': invalid %s %q", key, spec.what, part) end
                 out[#out + 1] = part

@@ -7,6 +7,8 @@
 --   local tree, err = fragments.load { profiles_dir = "/dir" }   -- nil: the built-in tree
 --   tree.list   -- fragments in assembly order
 --   tree.byname["30-toolchains/node.sb"] -> { name, stage, stage_name, kind, feature, text, path, meta }
+local trim = require("cordon.text").trim
+
 local M = {}
 
 -- What each stage is for. Stages not listed here are refused, so a typo cannot silently drop rules.
@@ -46,7 +48,7 @@ local function fail(where, msg) return nil, "profile_error: " .. where .. ": " .
 local function split_commas(v)
   local out = {}
   for item in v:gmatch("[^,]+") do
-    item = item:match("^%s*(.-)%s*$")
+    item = trim(item)
     if item ~= "" then out[#out + 1] = item end
   end
   return out
@@ -73,7 +75,7 @@ local function parse_meta(frag)
     local e = text:find("$$", vstart, true)
     local nl = text:find("\n", vstart, true)
     if not e or (nl and nl < e) then return fail(where, "metadata $$" .. key .. "= has no closing $$") end
-    local value = text:sub(vstart, e - 1):match("^%s*(.-)%s*$")
+    local value = trim(text:sub(vstart, e - 1))
     local kind = KEYS[key]
     if not kind then
       local known = {}

@@ -13,6 +13,7 @@
 -- active one (protect.hook_runners). Config text goes through cordon.c.gitconfig, the parser the gate uses.
 local cpath = require "cordon.c.path"
 local sys = require "cordon.c.sys"
+local trim = require("cordon.text").trim
 local protect = require "cordon.protect"
 
 local M = {}
@@ -102,7 +103,8 @@ function M.discover(dir, untrusted)
       for _, r in ipairs(untrusted or {}) do
         if within(r, dotgit) then repo.pointer_planted = r end
       end
-      local target = (read_line(dotgit) or ""):match("^gitdir:%s*(.-)%s*$")
+      local target = (read_line(dotgit) or ""):match("^gitdir:(.*)$")
+      target = target and trim(target)
       if target and target ~= "" then
         repo.gitdir = real(join(d, target))
         repo.common = common_of(repo.gitdir)
@@ -157,7 +159,7 @@ end
 -- The path a command value starts with, when it names one ("~/bin/x --flag", "/opt/fsm", "tools/x"):
 -- the first word, unquoted; a bare name is found on PATH and names nothing here.
 local function command_path(value, home, base)
-  local v = value:match("^%s*!?%s*(.-)%s*$")
+  local v = trim(trim(value):gsub("^!", ""))
   local word = v:match('^"([^"]*)"') or v:match("^'([^']*)'") or v:match("^(%S+)")
   if not word or not word:find("/", 1, true) then return nil end
   if word:sub(1, 2) == "~/" then return normalize(home .. word:sub(2)) end

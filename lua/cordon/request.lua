@@ -4,6 +4,7 @@
 -- and where it came from, real paths for every grant, the configuration files and their trust, the
 -- permission profile. Selection and assembly then work on this table only, so they stay deterministic.
 local sys = require "cordon.c.sys"
+local trim = require("cordon.text").trim
 
 local M = {}
 
@@ -168,7 +169,7 @@ function M.build(t)
     if type(v) ~= "string" then return v end
     if not split then return { v } end
     local out = {}
-    for item in v:gmatch("[^,]+") do out[#out + 1] = item:match("^%s*(.-)%s*$") end
+    for item in v:gmatch("[^,]+") do out[#out + 1] = trim(item) end
     return out
   end
   t = setmetatable({ enable = list(t.enable, true), env_pass = list(t.env_pass, true), add_dirs = list(t.add_dirs),

@@ -18,6 +18,7 @@
 --     whoever can write the parent can swap the directory for another one with the same name.
 local cpath = require "cordon.c.path"
 local sys = require "cordon.c.sys"
+local trim = require("cordon.text").trim
 
 local M = {}
 
@@ -84,7 +85,7 @@ function M.read_list(path, text)
     n = n + 1
     local body = line:gsub("\r$", "")
     local lead = #body:match("^%s*")
-    body = body:match("^%s*(.-)%s*$")
+    body = trim(body)
     local hash
     if body:match("^sha256:") then
       local hex, rest = body:match("^sha256:(%x+)%s+(.*)$")
@@ -200,7 +201,7 @@ M.STAMP = "# cordon trust, "  -- the comment `cordon trust` writes above its ent
 function M.rewrite(text, dir, add)
   local out = {}
   for line in ((text or "") .. "\n"):gmatch("([^\n]*)\n") do
-    local body = line:gsub("\r$", ""):match("^%s*(.-)%s*$")
+    local body = trim((line:gsub("\r$", "")))
     local path = body:match("^sha256:%x+%s+(.*)$") or body
     if path:sub(1, 1) == "/" and M.normalize(path) == dir then
       if out[#out] and out[#out]:sub(1, #M.STAMP) == M.STAMP then out[#out] = nil end

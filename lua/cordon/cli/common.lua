@@ -8,6 +8,8 @@
 --   common.assemble(opts) is what `run` uses: it also makes the sandbox caches ready.
 --
 -- Option names match the Lua API with `_` for `-` (`--add-dirs-ro` is `add_dirs_ro`).
+local trim = require("cordon.text").trim
+
 local M = {}
 
 M.spec = {
@@ -51,7 +53,7 @@ local function commas(list)
   local out = {}
   for _, v in ipairs(list or {}) do
     for item in v:gmatch("[^,]+") do
-      item = item:match("^%s*(.-)%s*$")
+      item = trim(item)
       if item ~= "" then out[#out + 1] = item end
     end
   end
