@@ -113,6 +113,16 @@ static void allow_root(sb_builder *b, const char *ops, const sb_root *root, cons
   sb_rule(b, CORDON_ALLOW, ops, f, why);
 }
 
+static bool is_name(const cordon_profile *p, size_t i) {
+  return cordon_profile_protected_form(cordon_profile_protected_at(p, i)) == CORDON_PROTECTED_NAME;
+}
+
+static size_t name_count(const cordon_profile *p) {
+  size_t n = 0;
+  for (size_t i = 0; i < cordon_profile_protected_count(p); i++) n += is_name(p, i);
+  return n;
+}
+
 static bool has_protected_segment(const cordon_profile *p, const char *path) {
   size_t names = cordon_profile_protected_count(p);
   for (const char *s = path; *s;) {
@@ -120,7 +130,7 @@ static bool has_protected_segment(const cordon_profile *p, const char *path) {
     size_t n = strcspn(s, "/");
     for (size_t i = 0; n && i < names; i++) {
       const char *name = cordon_profile_protected_at(p, i);
-      if (strlen(name) == n && strncmp(s, name, n) == 0) return true;
+      if (is_name(p, i) && strlen(name) == n && strncmp(s, name, n) == 0) return true;
     }
     s += n;
   }
@@ -131,9 +141,10 @@ static bool has_protected_segment(const cordon_profile *p, const char *path) {
 static bool protected_regex(const cordon_profile *p, const char *lead, cordon_buf *re) {
   cordon_buf_puts(re, lead);
   cordon_buf_putc(re, '(');
-  for (size_t i = 0; i < cordon_profile_protected_count(p); i++) {
+  for (size_t i = 0, k = 0; i < cordon_profile_protected_count(p); i++) {
     const char *name = cordon_profile_protected_at(p, i);
-    if (i) cordon_buf_putc(re, '|');
+    if (!is_name(p, i)) continue;
+    if (k++) cordon_buf_putc(re, '|');
     if (cordon_sbpl_regex_escape(name, strlen(name), re) != CORDON_SBPL_WRITE_OK) return false;
   }
   cordon_buf_puts(re, ")(/|$)");
@@ -154,7 +165,7 @@ static const char write_ops[] =
  * segments *below* it count (as in the profile matcher). */
 static cordon_sandbox_status protect_metadata(sb_builder *b, const cordon_profile *p, const sb_roots *writes,
                                               cordon_buf *msg) {
-  if (!cordon_profile_protected_count(p)) return CORDON_SANDBOX_OK;
+  if (!name_count(p)) return CORDON_SANDBOX_OK;
   cordon_filter **plain = calloc(writes->count + 1, sizeof *plain);
   if (!plain) return CORDON_SANDBOX_NOMEM;
   size_t n = 0;
@@ -196,6 +207,58 @@ static cordon_sandbox_status protect_metadata(sb_builder *b, const cordon_profil
   for (size_t i = 0; i < n; i++) cordon_filter_free(plain[i]);
   free(plain);
   return st;
+}
+
+/* Adds `base`/`rel` (as the target sees it) to `list` unless present; false when out of memory. */
+static bool add_joined(sb_roots *list, const char *base, const char *rel, bool darwin) {
+  cordon_buf j = CORDON_BUF_INIT;
+  cordon_buf_printf(&j, "%s/%s", strcmp(base, "/") == 0 ? "" : base, rel);
+  char norm[CORDON_PATH_MAX + 1];
+  bool ok = !j.oom && cordon_path_normalize(cordon_buf_str(&j), norm, sizeof norm) == CORDON_PATH_OK;
+  cordon_buf_free(&j);
+  if (!ok) return true;  /* a path too long for any kernel names nothing */
+  char *real = target_real_path(norm, darwin);
+  if (!real) return false;
+  for (size_t i = 0; i < list->count; i++)
+    if (strcmp(list->items[i].path, real) == 0) return free(real), true;
+  sb_root *items = realloc(list->items, (list->count + 1) * sizeof *items);
+  if (!items) return free(real), false;
+  list->items = items;
+  list->items[list->count++] = (sb_root){real, CORDON_ENTRY_SUBTREE, ""};
+  return true;
+}
+
+/* The profile's protected paths: each "/REL" at the top of every writable subtree that is not a
+ * temporary directory, and each "~/REL" a writable root holds. One filtered deny naming every write
+ * operation, so it beats the grants above it. */
+static cordon_sandbox_status protect_paths(sb_builder *b, const cordon_profile *p, const cordon_profile_ctx *ctx,
+                                           const cordon_resolved *res, bool darwin) {
+  sb_roots list = {0};
+  bool ok = true;
+  char home[CORDON_PATH_MAX + 1];
+  bool have_home = ctx->home && cordon_path_normalize(ctx->home, home, sizeof home) == CORDON_PATH_OK;
+  for (size_t k = 0; ok && k < cordon_profile_protected_count(p); k++) {
+    const char *e = cordon_profile_protected_at(p, k);
+    cordon_protected_form form = cordon_profile_protected_form(e);
+    for (size_t i = 0; ok && form != CORDON_PROTECTED_NAME && i < res->count; i++) {
+      const cordon_resolved_entry *r = &res->items[i];
+      if (r->access != CORDON_ACCESS_WRITE) continue;
+      if (form == CORDON_PROTECTED_IN_ROOTS && r->match == CORDON_ENTRY_SUBTREE && r->special != CORDON_SPECIAL_TMPDIR &&
+          r->special != CORDON_SPECIAL_SLASH_TMP)
+        ok = add_joined(&list, r->path, e + 1, darwin);
+      if (form == CORDON_PROTECTED_IN_HOME && have_home && cordon_path_within(r->path, home))
+        ok = add_joined(&list, home, e + 2, darwin);
+    }
+  }
+  cordon_filter **parts = ok && list.count ? calloc(list.count, sizeof *parts) : NULL;
+  if (ok && list.count && !parts) ok = false;
+  for (size_t i = 0; parts && i < list.count; i++) parts[i] = sb_path(b, "subpath", list.items[i].path, false);
+  if (parts)
+    sb_rule(b, CORDON_DENY, write_ops, list.count == 1 ? parts[0] : sb_group(b, CORDON_F_ANY, list.count, parts),
+            "Protected paths (.envrc, editor tasks, shell start-up files, …) under the writable roots: not writable.");
+  free(parts);
+  roots_free(&list);
+  return ok ? CORDON_SANDBOX_OK : CORDON_SANDBOX_NOMEM;
 }
 
 /* Network: the deny is filtered and names the same operations a fragment's grant would, so it beats
@@ -305,6 +368,7 @@ cordon_sandbox_status cordon_seatbelt_build_with(const cordon_profile *p, const 
       allow_root(&b, darwin ? "file-read* file-write*" : "file-read* file-write* process-exec", &writes.items[i],
                  &denies, "A writable root of the profile (write implies read).");
     if (st == CORDON_SANDBOX_OK) st = protect_metadata(&b, p, &writes, msg);
+    if (st == CORDON_SANDBOX_OK) st = protect_paths(&b, p, ctx, &res, darwin);
     sb_roots *all[] = {&reads, &writes, &denies};
     for (size_t k = 0; k < 3; k++)
       for (size_t i = 0; st == CORDON_SANDBOX_OK && i < all[k]->count; i++)
