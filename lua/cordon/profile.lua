@@ -14,18 +14,11 @@ for k, v in pairs(c) do M[k] = v end
 -- The standard profile names, in order: read-only, workspace-write, danger-full-access.
 M.STANDARD = c.defaults().standard
 
--- standard(name) -> cordon.Profile: built from cordon.standard, the one owner of its lists.
-function M.standard(name)
-  local t = type(name) == "string" and require("cordon.standard").profile(name)
-  if not t then return c.standard(name) end  -- an unknown name: the C constructor's own message
-  return c.new(t)
-end
-
 -- Accepts a standard name, a profile table or a cordon.Profile; returns a cordon.Profile or
 -- nil, message, code.
 function M.from(x)
   if c.is_profile(x) then return x end
-  if type(x) == "string" then return M.standard(x) end
+  if type(x) == "string" then return c.standard(x) end
   if type(x) == "table" then return c.new(x) end
   return nil, "invalid_profile: expected a profile name, table or cordon.Profile, got " .. type(x), "invalid_profile"
 end

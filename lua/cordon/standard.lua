@@ -1,7 +1,7 @@
 -- lua/cordon/standard.lua — the standard permission profiles and every list of what they protect, in one
 -- place: the secrets, the minimal system paths, the protected names and paths, the write operations.
--- C keeps mechanism only: it receives these lists as data (the profiles built here; the C API's
--- cordon_profile_standard and cordon_profile_new read this module's tables through src/core/std_lists.c).
+-- C keeps mechanism only: it receives these lists as data (src/lua/lstandard.c reads this module, as
+-- embedded in the binary, for the C API's cordon_profile_standard, cordon_profile_new and ":minimal").
 -- The session assessment, the Seatbelt section and the Linux compiler all read the same profile entries.
 -- This file is plain data and functions over it: it requires nothing, so C can load it on its own.
 local M = {}
@@ -122,27 +122,16 @@ function M.protected()
   return out
 end
 
--- The table form of a standard profile (cordon.profile.new takes it), or nil for an unknown name.
-function M.profile(name)
-  local known = false
-  for _, n in ipairs(M.NAMES) do known = known or n == name end
-  if not known then return nil end
-  local t = { kind = "managed", name = name }
-  if name == "danger-full-access" then
-    t.filesystem = { kind = "unrestricted", entries = {}, protected_metadata = M.protected() }
-    t.network = "enabled"
-    return t
-  end
-  local entries = { { special = ":root", access = "read", match = "subtree" } }
-  if name == "workspace-write" then
-    for _, sp in ipairs { ":workspace_roots", ":tmpdir", ":slash_tmp" } do
-      entries[#entries + 1] = { special = sp, access = "write", match = "subtree" }
-    end
-  end
-  for _, s in ipairs(M.secrets) do entries[#entries + 1] = { path = s, access = "deny", match = "subtree" } end
-  t.filesystem = { kind = "restricted", entries = entries, protected_metadata = M.protected() }
-  t.network = "restricted"
-  return t
-end
+-- The standard profiles as data, one per name: the filesystem kind, the grants (a special and its
+-- access, each a subtree) and the network; a restricted filesystem also denies every secret. C builds
+-- them from this (src/core/profile_std.c, cordon.profile.standard).
+M.shapes = {
+  ["read-only"] = { filesystem = "restricted", network = "restricted", grants = { { ":root", "read" } } },
+  ["workspace-write"] = {
+    filesystem = "restricted", network = "restricted",
+    grants = { { ":root", "read" }, { ":workspace_roots", "write" }, { ":tmpdir", "write" }, { ":slash_tmp", "write" } },
+  },
+  ["danger-full-access"] = { filesystem = "unrestricted", network = "enabled", grants = {} },
+}
 
 return M

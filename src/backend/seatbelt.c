@@ -224,7 +224,10 @@ static bool add_joined(sb_roots *list, const char *base, const char *rel, bool d
   sb_root *items = realloc(list->items, (list->count + 1) * sizeof *items);
   if (!items) return free(real), false;
   list->items = items;
-  list->items[list->count++] = (sb_root){real, CORDON_ENTRY_SUBTREE, ""};
+  sb_root *r = &list->items[list->count];
+  *r = (sb_root){real, CORDON_ENTRY_SUBTREE, ""};
+  snprintf(r->param, sizeof r->param, "PROTECTED_PATH_%zu", list->count);
+  list->count++;
   return true;
 }
 
@@ -232,7 +235,7 @@ static bool add_joined(sb_roots *list, const char *base, const char *rel, bool d
  * temporary directory, and each "~/REL" a writable root holds. One filtered deny naming every write
  * operation, so it beats the grants above it. */
 static cordon_sandbox_status protect_paths(sb_builder *b, const cordon_profile *p, const cordon_profile_ctx *ctx,
-                                           const cordon_resolved *res, bool darwin) {
+                                           const cordon_resolved *res, bool darwin, cordon_params *params) {
   sb_roots list = {0};
   bool ok = true;
   char home[CORDON_PATH_MAX + 1];
@@ -252,7 +255,10 @@ static cordon_sandbox_status protect_paths(sb_builder *b, const cordon_profile *
   }
   cordon_filter **parts = ok && list.count ? calloc(list.count, sizeof *parts) : NULL;
   if (ok && list.count && !parts) ok = false;
-  for (size_t i = 0; parts && i < list.count; i++) parts[i] = sb_path(b, "subpath", list.items[i].path, false);
+  for (size_t i = 0; parts && i < list.count; i++) {
+    parts[i] = root_filter(b, &list.items[i]);
+    if (!cordon_params_add(params, list.items[i].param, list.items[i].path)) ok = false;
+  }
   if (parts)
     sb_rule(b, CORDON_DENY, write_ops, list.count == 1 ? parts[0] : sb_group(b, CORDON_F_ANY, list.count, parts),
             "Protected paths (.envrc, editor tasks, shell start-up files, …) under the writable roots: not writable.");
@@ -368,11 +374,12 @@ cordon_sandbox_status cordon_seatbelt_build_with(const cordon_profile *p, const 
       allow_root(&b, darwin ? "file-read* file-write*" : "file-read* file-write* process-exec", &writes.items[i],
                  &denies, "A writable root of the profile (write implies read).");
     if (st == CORDON_SANDBOX_OK) st = protect_metadata(&b, p, &writes, msg);
-    if (st == CORDON_SANDBOX_OK) st = protect_paths(&b, p, ctx, &res, darwin);
     sb_roots *all[] = {&reads, &writes, &denies};
     for (size_t k = 0; k < 3; k++)
       for (size_t i = 0; st == CORDON_SANDBOX_OK && i < all[k]->count; i++)
         if (!cordon_params_add(params, all[k]->items[i].param, all[k]->items[i].path)) st = CORDON_SANDBOX_NOMEM;
+    /* after the roots' parameters, which keep their places; no rule is written in between */
+    if (st == CORDON_SANDBOX_OK) st = protect_paths(&b, p, ctx, &res, darwin, params);
     for (size_t k = 0; k < 3; k++) roots_free(all[k]);
     cordon_resolved_free(&res);
   }

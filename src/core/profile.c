@@ -48,8 +48,6 @@ int cordon_access_parse(const char *s) { return parse_in(access_names, s, 0); }
 int cordon_entry_match_parse(const char *s) { return parse_in(match_names, s, 0); }
 int cordon_special_parse(const char *s) { return parse_in(special_names, s, 1); }
 
-const char *const cordon_profile_default_protected[] = {".git", ".agents", ".codex", ".cordon", ".cordon.yaml", NULL};
-
 cordon_profile *cordon_profile_new(cordon_profile_kind kind) {
   if ((int)kind < 0 || kind > CORDON_PROFILE_EXTERNAL) return NULL;
   cordon_profile *p = calloc(1, sizeof *p);
@@ -58,8 +56,13 @@ cordon_profile *cordon_profile_new(cordon_profile_kind kind) {
   p->fs = CORDON_FS_RESTRICTED;
   p->net = CORDON_NETWORK_RESTRICTED;
   if (kind == CORDON_PROFILE_MANAGED) {
-    for (size_t i = 0; cordon_profile_default_protected[i]; i++) {
-      if (cordon_profile_add_protected(p, cordon_profile_default_protected[i]) != CORDON_PROFILE_OK) {
+    const cordon_std_lists *std = cordon_std_lists_get();
+    if (!std) {  /* without the defaults a managed profile would protect nothing */
+      cordon_profile_free(p);
+      return NULL;
+    }
+    for (size_t i = 0; std->protected_entries[i]; i++) {
+      if (cordon_profile_add_protected(p, std->protected_entries[i]) != CORDON_PROFILE_OK) {
         cordon_profile_free(p);
         return NULL;
       }

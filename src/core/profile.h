@@ -83,24 +83,28 @@ typedef struct {
 
 typedef struct cordon_profile cordon_profile;
 
-/* A new managed profile is restricted with no entries, network restricted, and the default
- * protected-metadata names. Returns NULL when out of memory. */
+/* A new managed profile is restricted with no entries, network restricted, and the default protected
+ * entries. Returns NULL when out of memory (or when the standard lists cannot be read). */
 cordon_profile *cordon_profile_new(cordon_profile_kind kind);
 cordon_profile *cordon_profile_copy(const cordon_profile *p);
 void cordon_profile_free(cordon_profile *p);
 
 /* Builds "read-only", "workspace-write" or "danger-full-access" into *out (caller frees). */
 cordon_profile_status cordon_profile_standard(const char *name, cordon_profile **out);
-/* The standard names in order, NULL-terminated. */
-extern const char *const cordon_profile_standard_names[];
-
-/* The default protected-metadata names, NULL-terminated: ".git", ".agents", ".codex", ".cordon",
- * ".cordon.yaml". */
-extern const char *const cordon_profile_default_protected[];
-/* Secret locations under home that restricted standard profiles deny ("~/.ssh", …), NULL-terminated. */
-extern const char *const cordon_profile_default_secrets[];
-/* What ":minimal" resolves to, NULL-terminated: each path with the entry's access, as a subtree. */
-extern const char *const cordon_profile_minimal_paths[];
+/* The lists the standard profiles are made of, owned by lua/cordon/standard.lua and read from the copy
+ * embedded in the binary the first time one is asked for. Each is NULL-terminated and lives as long as
+ * the process; an empty list when they cannot be read (out of memory), which no caller takes as "allow". */
+typedef enum { CORDON_STD_NAMES, CORDON_STD_PROTECTED, CORDON_STD_SECRETS, CORDON_STD_MINIMAL } cordon_std_list;
+const char *const *cordon_profile_std_list(cordon_std_list which);
+/* The standard names in order: "read-only", "workspace-write", "danger-full-access". */
+#define cordon_profile_standard_names (cordon_profile_std_list(CORDON_STD_NAMES))
+/* The protected entries a new managed profile starts with: names (".git", ".cordon", …), "/REL" paths
+ * (".envrc", ".vscode/tasks.json", …) and "~/REL" start-up files (".bashrc", …). */
+#define cordon_profile_default_protected (cordon_profile_std_list(CORDON_STD_PROTECTED))
+/* The secrets restricted standard profiles deny ("~/.ssh", "/etc/shadow", …). */
+#define cordon_profile_default_secrets (cordon_profile_std_list(CORDON_STD_SECRETS))
+/* What ":minimal" resolves to: each path with the entry's access, as a subtree. */
+#define cordon_profile_minimal_paths (cordon_profile_std_list(CORDON_STD_MINIMAL))
 
 /* An optional label shown by describe/tostring ("workspace-write" for the standard ones); NULL clears. */
 cordon_profile_status cordon_profile_set_name(cordon_profile *p, const char *name);

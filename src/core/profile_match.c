@@ -34,8 +34,9 @@ static bool walk_entry(const cordon_profile_entry *e, size_t index, const cordon
       /* The minimal set is a list of directories: each is granted as a subtree whatever `match` says. */
       cordon_profile_entry sub = *e;
       sub.match = CORDON_ENTRY_SUBTREE;
-      for (size_t i = 0; cordon_profile_minimal_paths[i]; i++)
-        if (!fn(cordon_profile_minimal_paths[i], &sub, index, ud)) return false;
+      const cordon_std_lists *std = cordon_std_lists_get();  /* unreadable: nothing granted */
+      for (size_t i = 0; std && std->minimal[i]; i++)
+        if (!fn(std->minimal[i], &sub, index, ud)) return false;
       return true;
     }
   }
