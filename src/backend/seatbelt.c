@@ -4,6 +4,8 @@
 
 #include "backend/seatbelt_build.h"
 #include "core/path.h"
+#include "lua/embedded.h"
+#include "sbpl/parse.h"
 #include "sbpl/writer.h"
 
 #include <stdint.h>
@@ -320,6 +322,57 @@ static cordon_sandbox_status check_ctx(const cordon_profile_ctx *ctx, cordon_buf
   return st;
 }
 
+/* The base is the tree's own, as embedded in the binary: 00-base.sb (the version, (deny default), HOME_DIR
+ * and WORKDIR with their macros), the target's system runtime and, with the network enabled, its name
+ * resolution. C keeps no list of system paths or services. The rules land in `out`, which must be empty. */
+static cordon_sandbox_status tree_base(cordon_policy *out, const cordon_profile_ctx *ctx, bool darwin, bool network,
+                                       cordon_buf *msg) {
+  const char *const names[] = {"00-base.sb", darwin ? "10-system-runtime.sb" : "10-system-runtime-linux.sb",
+                               network ? (darwin ? "20-network.sb" : "20-network-linux.sb") : NULL};
+  cordon_buf text = CORDON_BUF_INIT;
+  for (size_t i = 0; i < 3 && names[i]; i++) {
+    const cordon_embedded_file *f = cordon_embedded_profiles;
+    while (f->name && strcmp(f->name, names[i]) != 0) f++;
+    if (!f->name) {
+      cordon_buf_free(&text);
+      cordon_buf_printf(msg, "the embedded profile tree has no %s for the Seatbelt base", names[i]);
+      return CORDON_SANDBOX_INVALID_REQUEST;
+    }
+    cordon_buf_printf(&text, ";; Source: %s\n", f->name);
+    cordon_buf_puts(&text, f->data);
+    if (f->len && f->data[f->len - 1] != '\n') cordon_buf_putc(&text, '\n');
+  }
+  /* A path no unprivileged process can create stands for an unknown home or workdir: the macros grant
+   * nothing through it (as assembly's NO_WORKDIR). */
+  char *home = target_real_path(ctx->home ? ctx->home : "/nonexistent/cordon-no-home", darwin);
+  char *work = target_real_path(ctx->cwd ? ctx->cwd : "/nonexistent/cordon-no-workdir", darwin);
+  cordon_sbpl_param params[] = {{"HOME_DIR", home}, {"WORKDIR", work}, {NULL, NULL}};
+  cordon_sbpl_options opts = {.no_import = true};
+  cordon_policy *parsed = NULL;
+  cordon_sbpl_error err = {0};
+  cordon_sbpl_status ps = text.oom || !home || !work ? CORDON_SBPL_NOMEM
+                                                     : cordon_sbpl_parse(cordon_buf_str(&text), text.len, "tree-base",
+                                                                         params, &opts, &parsed, &err);
+  free(home);
+  free(work);
+  cordon_buf_free(&text);
+  if (ps != CORDON_SBPL_OK) {
+    cordon_buf_printf(msg, "the tree's Seatbelt base does not parse: %s", err.text ? err.text : cordon_sbpl_status_name(ps));
+    cordon_sbpl_error_clear(&err);
+    return ps == CORDON_SBPL_NOMEM ? CORDON_SANDBOX_NOMEM : CORDON_SANDBOX_INVALID_REQUEST;
+  }
+  if (out->nrules || out->nfiles) {
+    cordon_policy_free(parsed);
+    cordon_buf_puts(msg, "the Seatbelt base goes first: the policy given must be empty");
+    return CORDON_SANDBOX_INVALID_REQUEST;
+  }
+  cordon_policy empty = *out;  /* swap: `out` takes the parsed rules, the empty shell is freed */
+  *out = *parsed;
+  *parsed = empty;
+  cordon_policy_free(parsed);
+  return CORDON_SANDBOX_OK;
+}
+
 cordon_sandbox_status cordon_seatbelt_build_with(const cordon_profile *p, const cordon_profile_ctx *ctx,
                                                  const cordon_seatbelt_options *opts, cordon_policy *out,
                                                  cordon_params *params, cordon_buf *msg) {
@@ -345,7 +398,7 @@ cordon_sandbox_status cordon_seatbelt_build_with(const cordon_profile *p, const 
   if (st != CORDON_SANDBOX_OK) return st;
   sb_builder b = {out, false};
   cordon_network net = cordon_profile_network(p);
-  if (base) cordon_seatbelt_base_rules(&b, net == CORDON_NETWORK_ENABLED);
+  if (base && (st = tree_base(out, ctx, darwin, net == CORDON_NETWORK_ENABLED, msg)) != CORDON_SANDBOX_OK) return st;
   if (cordon_profile_fs_kind(p) == CORDON_FS_UNRESTRICTED) {
     sb_rule(&b, CORDON_ALLOW, "file-read* file-write*", NULL,
             "Filesystem unrestricted: read and write anywhere (unfiltered, so filtered denies still win).");

@@ -189,7 +189,6 @@ static bool names_kept(const cordon_profile *parent, const cordon_profile *child
   return true;
 }
 
-
 /* True when `r` holds a deny that covers `path` with `scope` at least as widely. */
 static bool denied_as_widely(const cordon_resolved *r, const char *path, cordon_entry_match scope) {
   for (size_t i = 0; i < r->count; i++) {
