@@ -153,12 +153,16 @@ static bool protected_regex(const cordon_profile *p, const char *lead, cordon_bu
   return !re->oom;
 }
 
-/* Every write operation by name: a rule on a specific operation is consulted before one on its wildcard
- * parent (FIELD-NOTES, "Precedence"), so a deny naming only file-write* would lose to an earlier
- * (allow file-write-create …) made by a fragment. */
-static const char write_ops[] =
-  "file-write* file-write-data file-write-create file-write-unlink file-write-mode file-write-owner "
-  "file-write-setugid file-write-times file-write-xattr file-write-flags file-write-acl file-write-finderinfo";
+/* Every write operation by name, space-separated (cordon.standard's WRITE_OPS): a rule on a specific
+ * operation is consulted before one on its wildcard parent (FIELD-NOTES, "Precedence"), so a deny naming
+ * only file-write* would lose to an earlier (allow file-write-create …) made by a fragment. Empty when
+ * the lists cannot be read; the caller then fails. */
+static char *write_ops_text(void) {
+  cordon_buf ops = CORDON_BUF_INIT;
+  const char *const *w = cordon_profile_std_list(CORDON_STD_WRITE_OPS);
+  for (size_t i = 0; w[i]; i++) cordon_buf_printf(&ops, "%s%s", i ? " " : "", w[i]);
+  return cordon_buf_take(&ops);
+}
 
 /* Protected metadata: deny writing any path whose segment below a writable root is a protected name,
  * whether it exists or not, so a missing .git cannot be created either. The deny is filtered and names
@@ -166,7 +170,7 @@ static const char write_ops[] =
  * root whose own path already holds a protected segment gets a regex anchored at the root, so only
  * segments *below* it count (as in the profile matcher). */
 static cordon_sandbox_status protect_metadata(sb_builder *b, const cordon_profile *p, const sb_roots *writes,
-                                              cordon_buf *msg) {
+                                              const char *write_ops, cordon_buf *msg) {
   if (!name_count(p)) return CORDON_SANDBOX_OK;
   cordon_filter **plain = calloc(writes->count + 1, sizeof *plain);
   if (!plain) return CORDON_SANDBOX_NOMEM;
@@ -237,7 +241,8 @@ static bool add_joined(sb_roots *list, const char *base, const char *rel, bool d
  * temporary directory, and each "~/REL" a writable root holds. One filtered deny naming every write
  * operation, so it beats the grants above it. */
 static cordon_sandbox_status protect_paths(sb_builder *b, const cordon_profile *p, const cordon_profile_ctx *ctx,
-                                           const cordon_resolved *res, bool darwin, cordon_params *params) {
+                                           const cordon_resolved *res, bool darwin, const char *write_ops,
+                                           cordon_params *params) {
   sb_roots list = {0};
   bool ok = true;
   char home[CORDON_PATH_MAX + 1];
@@ -405,6 +410,11 @@ cordon_sandbox_status cordon_seatbelt_build_with(const cordon_profile *p, const 
   } else {
     cordon_resolved res = {0};
     sb_roots reads = {0}, writes = {0}, denies = {0};
+    char *write_ops = write_ops_text();
+    if (!write_ops || !*write_ops) {
+      cordon_buf_puts(msg, "the standard list of write operations cannot be read");
+      st = CORDON_SANDBOX_NOMEM;
+    }
     cordon_profile_status ps = cordon_profile_resolve(p, ctx, &res);
     if (ps != CORDON_PROFILE_OK) {
       cordon_buf_printf(msg, "cannot resolve the profile's entries: %s", cordon_profile_status_name(ps));
@@ -426,15 +436,16 @@ cordon_sandbox_status cordon_seatbelt_build_with(const cordon_profile *p, const 
     for (size_t i = 0; i < writes.count; i++)
       allow_root(&b, darwin ? "file-read* file-write*" : "file-read* file-write* process-exec", &writes.items[i],
                  &denies, "A writable root of the profile (write implies read).");
-    if (st == CORDON_SANDBOX_OK) st = protect_metadata(&b, p, &writes, msg);
+    if (st == CORDON_SANDBOX_OK) st = protect_metadata(&b, p, &writes, write_ops, msg);
     sb_roots *all[] = {&reads, &writes, &denies};
     for (size_t k = 0; k < 3; k++)
       for (size_t i = 0; st == CORDON_SANDBOX_OK && i < all[k]->count; i++)
         if (!cordon_params_add(params, all[k]->items[i].param, all[k]->items[i].path)) st = CORDON_SANDBOX_NOMEM;
     /* after the roots' parameters, which keep their places; no rule is written in between */
-    if (st == CORDON_SANDBOX_OK) st = protect_paths(&b, p, ctx, &res, darwin, params);
+    if (st == CORDON_SANDBOX_OK) st = protect_paths(&b, p, ctx, &res, darwin, write_ops, params);
     for (size_t k = 0; k < 3; k++) roots_free(all[k]);
     cordon_resolved_free(&res);
+    free(write_ops);
   }
   network_rules(&b, net);
   if (st == CORDON_SANDBOX_OK && b.oom) st = CORDON_SANDBOX_NOMEM;

@@ -94,7 +94,13 @@ cordon_profile_status cordon_profile_standard(const char *name, cordon_profile *
 /* The lists the standard profiles are made of, owned by lua/cordon/standard.lua and read from the copy
  * embedded in the binary the first time one is asked for. Each is NULL-terminated and lives as long as
  * the process; an empty list when they cannot be read (out of memory), which no caller takes as "allow". */
-typedef enum { CORDON_STD_NAMES, CORDON_STD_PROTECTED, CORDON_STD_SECRETS, CORDON_STD_MINIMAL } cordon_std_list;
+typedef enum {
+  CORDON_STD_NAMES,
+  CORDON_STD_PROTECTED,
+  CORDON_STD_SECRETS,
+  CORDON_STD_MINIMAL,
+  CORDON_STD_WRITE_OPS,  /* every write operation by name ("file-write*", "file-write-data", …) */
+} cordon_std_list;
 const char *const *cordon_profile_std_list(cordon_std_list which);
 /* The standard names in order: "read-only", "workspace-write", "danger-full-access". */
 #define cordon_profile_standard_names (cordon_profile_std_list(CORDON_STD_NAMES))

@@ -38,7 +38,7 @@ typedef struct {
 } cordon_std_shape;
 
 typedef struct {
-  const char **names, **secrets, **minimal, **protected_entries;  /* NULL-terminated */
+  const char **names, **secrets, **minimal, **protected_entries, **write_ops;  /* NULL-terminated */
   cordon_std_shape *shapes;                                        /* one per name */
 } cordon_std_lists;
 

@@ -1,6 +1,6 @@
 /* src/lua/lstandard.c — the standard lists for C, read once from lua/cordon/standard.lua as embedded in
- * the binary (the one owner of them): the profile names and shapes, the protected entries, the secrets
- * and the minimal paths. A private Lua state with only the base library runs the module; the result is
+ * the binary (the one owner of them): the profile names and shapes, the protected entries, the secrets,
+ * the minimal paths and the write operations. A private Lua state with only the base library runs the module; the result is
  * copied out and kept for the life of the process, immutable. */
 #include "core/profile_impl.h"
 #include "lua/embedded.h"
@@ -93,11 +93,13 @@ static bool read_module(lua_State *L) {
   lists.secrets = copy_list(L, -1);
   lua_getfield(L, m, "minimal");
   lists.minimal = copy_list(L, -1);
+  lua_getfield(L, m, "WRITE_OPS");
+  lists.write_ops = copy_list(L, -1);
   lua_settop(L, m);
   if (lua_getfield(L, m, "protected") != LUA_TFUNCTION || lua_pcall(L, 0, 1, 0) != LUA_OK) return false;
   lists.protected_entries = copy_list(L, -1);
   lua_settop(L, m);
-  if (!lists.names || !lists.secrets || !lists.minimal || !lists.protected_entries) return false;
+  if (!lists.names || !lists.secrets || !lists.minimal || !lists.protected_entries || !lists.write_ops) return false;
   size_t n = 0;
   while (lists.names[n]) n++;
   lists.shapes = calloc(n + 1, sizeof *lists.shapes);
@@ -134,6 +136,7 @@ const char *const *cordon_profile_std_list(cordon_std_list which) {
     case CORDON_STD_PROTECTED: return l->protected_entries;
     case CORDON_STD_SECRETS: return l->secrets;
     case CORDON_STD_MINIMAL: return l->minimal;
+    case CORDON_STD_WRITE_OPS: return l->write_ops;
   }
   return empty;
 }
