@@ -18,13 +18,8 @@ local protect = require "cordon.protect"
 
 local M = {}
 
--- Every write operation by name: a deny must name the operation an earlier allow named, because a rule
--- on a specific operation is consulted before one on its wildcard parent (FIELD-NOTES, "Precedence").
-M.WRITE_OPS = {
-  "file-write*", "file-write-data", "file-write-create", "file-write-unlink", "file-write-mode",
-  "file-write-owner", "file-write-setugid", "file-write-times", "file-write-xattr", "file-write-flags",
-  "file-write-acl", "file-write-finderinfo",
-}
+-- Every write operation by name (cordon.standard owns the list).
+M.WRITE_OPS = require("cordon.standard").WRITE_OPS
 
 -- A workdir is always named, so that 00-base's helper macros have something to refer to. Without a
 -- workdir it is a path no unprivileged process can create, so the macros grant nothing.
@@ -150,8 +145,12 @@ function M.assembly_profile(name, network, base)
       table.insert(entries, 1, { special = ":workspace_roots", access = "read", match = "subtree" })
     end
     fs.entries = entries
+    -- Only the names: the protected paths ("/.envrc", "~/.bashrc") are the protected-paths section's and
+    -- the tree's (protect.rules, guard.lua) in an assembled policy.
     local kept = {}
-    for _, m in ipairs(fs.protected_metadata or {}) do if m ~= ".git" then kept[#kept + 1] = m end end
+    for _, m in ipairs(fs.protected_metadata or {}) do
+      if m ~= ".git" and not m:find("/", 1, true) then kept[#kept + 1] = m end
+    end
     fs.protected_metadata = kept
   end
   if network and t.kind == "managed" then t.network = network end

@@ -11,45 +11,12 @@
 -- The git data the gate needs (git_safe_keys) and the hook runners' config files live here as well.
 local M = {}
 
--- Relative to every writable root (the workdir, each --add-dirs). A third field is a regex tail after
--- the path (the submodule repositories); the last is why. `platform` limits an entry to one target.
--- The .git entries are Seatbelt's: on Linux the gate's git layout rules keep the hooks and config of
--- every git directory, at any depth, and let a config written inside change only git_safe_keys (so
--- `git config user.email`, `git remote add` and `git push -u` work); a deny here would beat them.
-M.in_roots = {
-  { "subpath", ".git/hooks", "git runs hooks on commit, checkout and merge, outside any sandbox", platform = "darwin" },
-  { "literal", ".git/config", "core.hooksPath, core.fsmonitor, aliases and filter drivers run commands",
-    platform = "darwin" },
-  { "literal", ".git/config.worktree", "per-worktree git config: same powers as .git/config", platform = "darwin" },
-  -- On Linux the gate refuses a repository assembled out of parts (docs/linux-gate.md), which is what a
-  -- planted commondir needs; Seatbelt has no such rule, so there the file itself is kept.
-  { "literal", ".git/commondir", "would move where git reads hooks and config from", platform = "darwin" },
-  { "regex", ".git/modules", "/.+/(hooks(/|$)|config$|config\\.worktree$)", "hooks and config of submodule repositories",
-    platform = "darwin" },
-  { "regex", ".git/worktrees", "/[^/]+/config\\.worktree$", "per-worktree config of linked worktrees",
-    platform = "darwin" },
-  { "literal", ".envrc", "direnv evaluates it in the user's shell on cd" },
-  { "literal", ".cordon.yaml", "cordon's workdir config: once trusted, an edit would widen the next policy" },
-  { "subpath", ".cordon", "cordon's per-workdir state" },
-  { "literal", ".vscode/tasks.json", "VS Code runs tasks (some automatically on folder open)" },
-  { "literal", ".vscode/launch.json", "VS Code debug launch commands" },
-  { "literal", ".vscode/settings.json", "workspace settings can point tools and terminals at executables" },
-  { "subpath", ".idea/runConfigurations", "JetBrains run configurations execute commands" },
-  { "literal", ".idea/workspace.xml", "JetBrains workspace file holds run configurations too" },
-}
-
--- Only for a Linux compile from a bare profile (cordon.c.linux.compile(nil, …), src/lua/llinux.c), which
--- has no fragment tree and so neither the HOME rule nor the tree's read-only grants: the start-up and
--- login files kept read-only when a writable root holds HOME. Assembled policies never use this list.
-M.in_home = {
-  { "literal", ".bashrc" }, { "literal", ".bash_profile" }, { "literal", ".bash_login" },
-  { "literal", ".bash_logout" }, { "literal", ".profile" }, { "literal", ".zshrc" }, { "literal", ".zshenv" },
-  { "literal", ".zprofile" }, { "literal", ".zlogin" }, { "literal", ".zlogout" }, { "literal", ".kshrc" },
-  { "literal", ".cshrc" }, { "literal", ".tcshrc" }, { "literal", ".inputrc" }, { "literal", ".envrc" },
-  { "subpath", ".config/fish" }, { "literal", ".gitconfig" }, { "literal", ".config/git/config" },
-  { "literal", ".ssh/authorized_keys" }, { "literal", ".ssh/rc" }, { "literal", ".ssh/config" },
-  { "subpath", "Library/LaunchAgents" }, { "subpath", ".config/autostart" }, { "subpath", ".config/systemd/user" },
-}
+-- What stays read-only inside every writable root (in_roots) and in a writable HOME (in_home) is owned by
+-- cordon.standard, which also hands it to the permission profiles (the session assessment and the
+-- Linux compiler read it there). These are the same tables, not copies.
+local std = require "cordon.standard"
+M.in_roots = std.in_roots
+M.in_home = std.in_home
 
 -- Hook runners whose installed git hook reads its configuration from the work tree at every run: when a
 -- repository's active hook is theirs (recognised by its text), these files at the work tree's top are

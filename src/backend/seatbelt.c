@@ -4,6 +4,8 @@
 
 #include "backend/seatbelt_build.h"
 #include "core/path.h"
+#include "lua/embedded.h"
+#include "sbpl/parse.h"
 #include "sbpl/writer.h"
 
 #include <stdint.h>
@@ -113,6 +115,16 @@ static void allow_root(sb_builder *b, const char *ops, const sb_root *root, cons
   sb_rule(b, CORDON_ALLOW, ops, f, why);
 }
 
+static bool is_name(const cordon_profile *p, size_t i) {
+  return cordon_profile_protected_form(cordon_profile_protected_at(p, i)) == CORDON_PROTECTED_NAME;
+}
+
+static size_t name_count(const cordon_profile *p) {
+  size_t n = 0;
+  for (size_t i = 0; i < cordon_profile_protected_count(p); i++) n += is_name(p, i);
+  return n;
+}
+
 static bool has_protected_segment(const cordon_profile *p, const char *path) {
   size_t names = cordon_profile_protected_count(p);
   for (const char *s = path; *s;) {
@@ -120,7 +132,7 @@ static bool has_protected_segment(const cordon_profile *p, const char *path) {
     size_t n = strcspn(s, "/");
     for (size_t i = 0; n && i < names; i++) {
       const char *name = cordon_profile_protected_at(p, i);
-      if (strlen(name) == n && strncmp(s, name, n) == 0) return true;
+      if (is_name(p, i) && strlen(name) == n && strncmp(s, name, n) == 0) return true;
     }
     s += n;
   }
@@ -131,21 +143,26 @@ static bool has_protected_segment(const cordon_profile *p, const char *path) {
 static bool protected_regex(const cordon_profile *p, const char *lead, cordon_buf *re) {
   cordon_buf_puts(re, lead);
   cordon_buf_putc(re, '(');
-  for (size_t i = 0; i < cordon_profile_protected_count(p); i++) {
+  for (size_t i = 0, k = 0; i < cordon_profile_protected_count(p); i++) {
     const char *name = cordon_profile_protected_at(p, i);
-    if (i) cordon_buf_putc(re, '|');
+    if (!is_name(p, i)) continue;
+    if (k++) cordon_buf_putc(re, '|');
     if (cordon_sbpl_regex_escape(name, strlen(name), re) != CORDON_SBPL_WRITE_OK) return false;
   }
   cordon_buf_puts(re, ")(/|$)");
   return !re->oom;
 }
 
-/* Every write operation by name: a rule on a specific operation is consulted before one on its wildcard
- * parent (FIELD-NOTES, "Precedence"), so a deny naming only file-write* would lose to an earlier
- * (allow file-write-create …) made by a fragment. */
-static const char write_ops[] =
-  "file-write* file-write-data file-write-create file-write-unlink file-write-mode file-write-owner "
-  "file-write-setugid file-write-times file-write-xattr file-write-flags file-write-acl file-write-finderinfo";
+/* Every write operation by name, space-separated (cordon.standard's WRITE_OPS): a rule on a specific
+ * operation is consulted before one on its wildcard parent (FIELD-NOTES, "Precedence"), so a deny naming
+ * only file-write* would lose to an earlier (allow file-write-create …) made by a fragment. Empty when
+ * the lists cannot be read; the caller then fails. */
+static char *write_ops_text(void) {
+  cordon_buf ops = CORDON_BUF_INIT;
+  const char *const *w = cordon_profile_std_list(CORDON_STD_WRITE_OPS);
+  for (size_t i = 0; w[i]; i++) cordon_buf_printf(&ops, "%s%s", i ? " " : "", w[i]);
+  return cordon_buf_take(&ops);
+}
 
 /* Protected metadata: deny writing any path whose segment below a writable root is a protected name,
  * whether it exists or not, so a missing .git cannot be created either. The deny is filtered and names
@@ -153,8 +170,8 @@ static const char write_ops[] =
  * root whose own path already holds a protected segment gets a regex anchored at the root, so only
  * segments *below* it count (as in the profile matcher). */
 static cordon_sandbox_status protect_metadata(sb_builder *b, const cordon_profile *p, const sb_roots *writes,
-                                              cordon_buf *msg) {
-  if (!cordon_profile_protected_count(p)) return CORDON_SANDBOX_OK;
+                                              const char *write_ops, cordon_buf *msg) {
+  if (!name_count(p)) return CORDON_SANDBOX_OK;
   cordon_filter **plain = calloc(writes->count + 1, sizeof *plain);
   if (!plain) return CORDON_SANDBOX_NOMEM;
   size_t n = 0;
@@ -196,6 +213,65 @@ static cordon_sandbox_status protect_metadata(sb_builder *b, const cordon_profil
   for (size_t i = 0; i < n; i++) cordon_filter_free(plain[i]);
   free(plain);
   return st;
+}
+
+/* Adds `base`/`rel` (as the target sees it) to `list` unless present; false when out of memory. */
+static bool add_joined(sb_roots *list, const char *base, const char *rel, bool darwin) {
+  cordon_buf j = CORDON_BUF_INIT;
+  cordon_buf_printf(&j, "%s/%s", strcmp(base, "/") == 0 ? "" : base, rel);
+  char norm[CORDON_PATH_MAX + 1];
+  bool ok = !j.oom && cordon_path_normalize(cordon_buf_str(&j), norm, sizeof norm) == CORDON_PATH_OK;
+  cordon_buf_free(&j);
+  if (!ok) return true;  /* a path too long for any kernel names nothing */
+  char *real = target_real_path(norm, darwin);
+  if (!real) return false;
+  for (size_t i = 0; i < list->count; i++)
+    if (strcmp(list->items[i].path, real) == 0) return free(real), true;
+  sb_root *items = realloc(list->items, (list->count + 1) * sizeof *items);
+  if (!items) return free(real), false;
+  list->items = items;
+  sb_root *r = &list->items[list->count];
+  *r = (sb_root){real, CORDON_ENTRY_SUBTREE, ""};
+  snprintf(r->param, sizeof r->param, "PROTECTED_PATH_%zu", list->count);
+  list->count++;
+  return true;
+}
+
+/* The profile's protected paths: each "/REL" at the top of every writable subtree that is not a
+ * temporary directory, and each "~/REL" a writable root holds. One filtered deny naming every write
+ * operation, so it beats the grants above it. */
+static cordon_sandbox_status protect_paths(sb_builder *b, const cordon_profile *p, const cordon_profile_ctx *ctx,
+                                           const cordon_resolved *res, bool darwin, const char *write_ops,
+                                           cordon_params *params) {
+  sb_roots list = {0};
+  bool ok = true;
+  char home[CORDON_PATH_MAX + 1];
+  bool have_home = ctx->home && cordon_path_normalize(ctx->home, home, sizeof home) == CORDON_PATH_OK;
+  for (size_t k = 0; ok && k < cordon_profile_protected_count(p); k++) {
+    const char *e = cordon_profile_protected_at(p, k);
+    cordon_protected_form form = cordon_profile_protected_form(e);
+    for (size_t i = 0; ok && form != CORDON_PROTECTED_NAME && i < res->count; i++) {
+      const cordon_resolved_entry *r = &res->items[i];
+      if (r->access != CORDON_ACCESS_WRITE) continue;
+      if (form == CORDON_PROTECTED_IN_ROOTS && r->match == CORDON_ENTRY_SUBTREE && r->special != CORDON_SPECIAL_TMPDIR &&
+          r->special != CORDON_SPECIAL_SLASH_TMP)
+        ok = add_joined(&list, r->path, e + 1, darwin);
+      if (form == CORDON_PROTECTED_IN_HOME && have_home && cordon_path_within(r->path, home))
+        ok = add_joined(&list, home, e + 2, darwin);
+    }
+  }
+  cordon_filter **parts = ok && list.count ? calloc(list.count, sizeof *parts) : NULL;
+  if (ok && list.count && !parts) ok = false;
+  for (size_t i = 0; parts && i < list.count; i++) {
+    parts[i] = root_filter(b, &list.items[i]);
+    if (!cordon_params_add(params, list.items[i].param, list.items[i].path)) ok = false;
+  }
+  if (parts)
+    sb_rule(b, CORDON_DENY, write_ops, list.count == 1 ? parts[0] : sb_group(b, CORDON_F_ANY, list.count, parts),
+            "Protected paths (.envrc, editor tasks, shell start-up files, …) under the writable roots: not writable.");
+  free(parts);
+  roots_free(&list);
+  return ok ? CORDON_SANDBOX_OK : CORDON_SANDBOX_NOMEM;
 }
 
 /* Network: the deny is filtered and names the same operations a fragment's grant would, so it beats
@@ -251,6 +327,57 @@ static cordon_sandbox_status check_ctx(const cordon_profile_ctx *ctx, cordon_buf
   return st;
 }
 
+/* The base is the tree's own, as embedded in the binary: 00-base.sb (the version, (deny default), HOME_DIR
+ * and WORKDIR with their macros), the target's system runtime and, with the network enabled, its name
+ * resolution. C keeps no list of system paths or services. The rules land in `out`, which must be empty. */
+static cordon_sandbox_status tree_base(cordon_policy *out, const cordon_profile_ctx *ctx, bool darwin, bool network,
+                                       cordon_buf *msg) {
+  const char *const names[] = {"00-base.sb", darwin ? "10-system-runtime.sb" : "10-system-runtime-linux.sb",
+                               network ? (darwin ? "20-network.sb" : "20-network-linux.sb") : NULL};
+  cordon_buf text = CORDON_BUF_INIT;
+  for (size_t i = 0; i < 3 && names[i]; i++) {
+    const cordon_embedded_file *f = cordon_embedded_profiles;
+    while (f->name && strcmp(f->name, names[i]) != 0) f++;
+    if (!f->name) {
+      cordon_buf_free(&text);
+      cordon_buf_printf(msg, "the embedded profile tree has no %s for the Seatbelt base", names[i]);
+      return CORDON_SANDBOX_INVALID_REQUEST;
+    }
+    cordon_buf_printf(&text, ";; Source: %s\n", f->name);
+    cordon_buf_puts(&text, f->data);
+    if (f->len && f->data[f->len - 1] != '\n') cordon_buf_putc(&text, '\n');
+  }
+  /* A path no unprivileged process can create stands for an unknown home or workdir: the macros grant
+   * nothing through it (as assembly's NO_WORKDIR). */
+  char *home = target_real_path(ctx->home ? ctx->home : "/nonexistent/cordon-no-home", darwin);
+  char *work = target_real_path(ctx->cwd ? ctx->cwd : "/nonexistent/cordon-no-workdir", darwin);
+  cordon_sbpl_param params[] = {{"HOME_DIR", home}, {"WORKDIR", work}, {NULL, NULL}};
+  cordon_sbpl_options opts = {.no_import = true};
+  cordon_policy *parsed = NULL;
+  cordon_sbpl_error err = {0};
+  cordon_sbpl_status ps = text.oom || !home || !work ? CORDON_SBPL_NOMEM
+                                                     : cordon_sbpl_parse(cordon_buf_str(&text), text.len, "tree-base",
+                                                                         params, &opts, &parsed, &err);
+  free(home);
+  free(work);
+  cordon_buf_free(&text);
+  if (ps != CORDON_SBPL_OK) {
+    cordon_buf_printf(msg, "the tree's Seatbelt base does not parse: %s", err.text ? err.text : cordon_sbpl_status_name(ps));
+    cordon_sbpl_error_clear(&err);
+    return ps == CORDON_SBPL_NOMEM ? CORDON_SANDBOX_NOMEM : CORDON_SANDBOX_INVALID_REQUEST;
+  }
+  if (out->nrules || out->nfiles) {
+    cordon_policy_free(parsed);
+    cordon_buf_puts(msg, "the Seatbelt base goes first: the policy given must be empty");
+    return CORDON_SANDBOX_INVALID_REQUEST;
+  }
+  cordon_policy empty = *out;  /* swap: `out` takes the parsed rules, the empty shell is freed */
+  *out = *parsed;
+  *parsed = empty;
+  cordon_policy_free(parsed);
+  return CORDON_SANDBOX_OK;
+}
+
 cordon_sandbox_status cordon_seatbelt_build_with(const cordon_profile *p, const cordon_profile_ctx *ctx,
                                                  const cordon_seatbelt_options *opts, cordon_policy *out,
                                                  cordon_params *params, cordon_buf *msg) {
@@ -276,13 +403,18 @@ cordon_sandbox_status cordon_seatbelt_build_with(const cordon_profile *p, const 
   if (st != CORDON_SANDBOX_OK) return st;
   sb_builder b = {out, false};
   cordon_network net = cordon_profile_network(p);
-  if (base) cordon_seatbelt_base_rules(&b, net == CORDON_NETWORK_ENABLED);
+  if (base && (st = tree_base(out, ctx, darwin, net == CORDON_NETWORK_ENABLED, msg)) != CORDON_SANDBOX_OK) return st;
   if (cordon_profile_fs_kind(p) == CORDON_FS_UNRESTRICTED) {
     sb_rule(&b, CORDON_ALLOW, "file-read* file-write*", NULL,
             "Filesystem unrestricted: read and write anywhere (unfiltered, so filtered denies still win).");
   } else {
     cordon_resolved res = {0};
     sb_roots reads = {0}, writes = {0}, denies = {0};
+    char *write_ops = write_ops_text();
+    if (!write_ops || !*write_ops) {
+      cordon_buf_puts(msg, "the standard list of write operations cannot be read");
+      st = CORDON_SANDBOX_NOMEM;
+    }
     cordon_profile_status ps = cordon_profile_resolve(p, ctx, &res);
     if (ps != CORDON_PROFILE_OK) {
       cordon_buf_printf(msg, "cannot resolve the profile's entries: %s", cordon_profile_status_name(ps));
@@ -304,13 +436,16 @@ cordon_sandbox_status cordon_seatbelt_build_with(const cordon_profile *p, const 
     for (size_t i = 0; i < writes.count; i++)
       allow_root(&b, darwin ? "file-read* file-write*" : "file-read* file-write* process-exec", &writes.items[i],
                  &denies, "A writable root of the profile (write implies read).");
-    if (st == CORDON_SANDBOX_OK) st = protect_metadata(&b, p, &writes, msg);
+    if (st == CORDON_SANDBOX_OK) st = protect_metadata(&b, p, &writes, write_ops, msg);
     sb_roots *all[] = {&reads, &writes, &denies};
     for (size_t k = 0; k < 3; k++)
       for (size_t i = 0; st == CORDON_SANDBOX_OK && i < all[k]->count; i++)
         if (!cordon_params_add(params, all[k]->items[i].param, all[k]->items[i].path)) st = CORDON_SANDBOX_NOMEM;
+    /* after the roots' parameters, which keep their places; no rule is written in between */
+    if (st == CORDON_SANDBOX_OK) st = protect_paths(&b, p, ctx, &res, darwin, write_ops, params);
     for (size_t k = 0; k < 3; k++) roots_free(all[k]);
     cordon_resolved_free(&res);
+    free(write_ops);
   }
   network_rules(&b, net);
   if (st == CORDON_SANDBOX_OK && b.oom) st = CORDON_SANDBOX_NOMEM;

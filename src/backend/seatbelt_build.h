@@ -17,21 +17,13 @@ typedef struct {
 
 /* A PATH filter ("literal", "subpath", "regex") on a string or, with `param`, a -D parameter name. */
 cordon_filter *sb_path(sb_builder *b, const char *name, const char *text, bool param);
-/* A NAME filter ("global-name", "ipc-posix-name", "target", …) on one string. */
-cordon_filter *sb_name(sb_builder *b, const char *name, const char *text);
 /* A NETWORK filter: (remote|local PROTO "ADDRESS"); `address` may be NULL. */
 cordon_filter *sb_net(sb_builder *b, const char *side, const char *proto, const char *address);
 /* A group (CORDON_F_ALL / _ANY / _NOT) over `n` children, which it takes (NULL children are skipped). */
 cordon_filter *sb_group(sb_builder *b, cordon_filter_kind kind, size_t n, cordon_filter **children);
 /* require-not of one child. */
 cordon_filter *sb_not(sb_builder *b, cordon_filter *child);
-/* require-any over NULL-free `paths`, all with the same filter name. */
-cordon_filter *sb_any_path(sb_builder *b, const char *name, const char *const *paths);
 /* Appends a rule: `ops` space-separated canonical names, `filter` taken (NULL = unfiltered), `comment`
  * the ";; why" line (copied; may be NULL). Returns NULL (and frees `filter`) on failure. */
 cordon_rule *sb_rule(sb_builder *b, cordon_action action, const char *ops, cordon_filter *filter, const char *comment);
-
-/* The base policy: (deny default) and what any process needs to start on macOS. With `network`, also
- * the services name resolution and TLS need. */
-void cordon_seatbelt_base_rules(sb_builder *b, bool network);
 #endif

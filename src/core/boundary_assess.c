@@ -20,19 +20,19 @@ static void say(cordon_assess_result *r, cordon_assessment a, const char *fmt, .
 
 static const char *scope_word(cordon_entry_match m) { return m == CORDON_ENTRY_SUBTREE ? "subtree " : ""; }
 
-/* The protected name `e` would make writable, or NULL: any segment of the path counts, because the
- * names are protected at any depth under every writable root. */
-static const char *protected_segment(const cordon_profile *p, const char *path) {
-  for (const char *s = path; *s == '/';) {
-    s++;
-    size_t n = strcspn(s, "/");
-    for (size_t i = 0; i < cordon_profile_protected_count(p); i++) {
-      const char *name = cordon_profile_protected_at(p, i);
-      if (strlen(name) == n && memcmp(name, s, n) == 0) return name;
-    }
-    s += n;
+/* The protected entry a write on `path` would weaken, or NULL: a name at any segment of the path (the
+ * names are protected at any depth under every writable root), a "~/" entry, or a "/REL" entry of a
+ * writable root of the profile. */
+static const char *protection_of(const cordon_profile *p, const cordon_profile_ctx *ctx, const cordon_resolved *r,
+                                 const char *path) {
+  const char *name = cordon_profile_protecting(p, ctx, NULL, true, path);
+  for (size_t i = 0; !name && i < r->count; i++) {
+    const cordon_resolved_entry *e = &r->items[i];
+    if (e->access != CORDON_ACCESS_WRITE || e->match != CORDON_ENTRY_SUBTREE || !cordon_path_within(e->path, path)) continue;
+    bool tmp = e->special == CORDON_SPECIAL_TMPDIR || e->special == CORDON_SPECIAL_SLASH_TMP;
+    name = cordon_profile_protecting(p, ctx, e->path, tmp, path);
   }
-  return NULL;
+  return name;
 }
 
 /* A grant overlaps a deny when it lies inside it, or when it is a subtree that contains it. */
@@ -91,7 +91,7 @@ static cordon_boundary_status assess(const cordon_boundary *b, const cordon_expa
       cordon_resolved_free(&r);
       return CORDON_BOUNDARY_OK;
     }
-    const char *name = e->access == CORDON_ACCESS_WRITE && restricted ? protected_segment(b->profile, e->path) : NULL;
+    const char *name = e->access == CORDON_ACCESS_WRITE && restricted ? protection_of(b->profile, &ctx, &r, e->path) : NULL;
     if (name) {
       say(out, CORDON_ASSESS_CONFLICT, "write %s%s would weaken protected metadata '%s'", scope_word(e->scope), e->path, name);
       cordon_resolved_free(&r);
@@ -189,11 +189,6 @@ static bool names_kept(const cordon_profile *parent, const cordon_profile *child
   return true;
 }
 
-/* True when some segment of `q` below `root` is a protected name of `p` (so `p` cannot write it). */
-static bool protected_between(const cordon_profile *p, const char *root, const char *q) {
-  return protected_segment(p, q + (strcmp(root, "/") == 0 ? 0 : strlen(root))) != NULL;
-}
-
 /* True when `r` holds a deny that covers `path` with `scope` at least as widely. */
 static bool denied_as_widely(const cordon_resolved *r, const char *path, cordon_entry_match scope) {
   for (size_t i = 0; i < r->count; i++) {
@@ -207,8 +202,8 @@ static bool denied_as_widely(const cordon_resolved *r, const char *path, cordon_
 }
 
 /* Does the parent grant everything the child's subtree grant `g` effectively gives? */
-static bool parent_covers_subtree(const cordon_profile *pp, const cordon_resolved *pr, const cordon_resolved *cr,
-                                  const cordon_resolved_entry *g) {
+static bool parent_covers_subtree(const cordon_profile *pp, const cordon_profile_ctx *pctx, const cordon_resolved *pr,
+                                  const cordon_resolved *cr, const cordon_resolved_entry *g) {
   bool root_found = false;
   for (size_t j = 0; j < pr->count; j++) {
     const cordon_resolved_entry *e = &pr->items[j];
@@ -219,7 +214,8 @@ static bool parent_covers_subtree(const cordon_profile *pp, const cordon_resolve
       continue;
     }
     if (e->access < g->access || e->match != CORDON_ENTRY_SUBTREE || !cordon_path_within(e->path, g->path)) continue;
-    if (g->access == CORDON_ACCESS_WRITE && protected_between(pp, e->path, g->path)) continue;
+    bool tmp = e->special == CORDON_SPECIAL_TMPDIR || e->special == CORDON_SPECIAL_SLASH_TMP;
+    if (g->access == CORDON_ACCESS_WRITE && cordon_profile_protecting(pp, pctx, e->path, tmp, g->path)) continue;
     root_found = true;
   }
   return root_found;
@@ -252,7 +248,7 @@ bool cordon_boundary_contains(const cordon_boundary *parent, const cordon_bounda
         ok = false;
       if (cordon_profile_can_read(cp, &cctx, g->path) && !cordon_profile_can_read(pp, &pctx, g->path)) ok = false;
     } else {
-      ok = parent_covers_subtree(pp, &pr, &cr, g);
+      ok = parent_covers_subtree(pp, &pctx, &pr, &cr, g);
     }
   }
   /* The child must protect at least the names the parent protects. */

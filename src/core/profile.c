@@ -48,8 +48,6 @@ int cordon_access_parse(const char *s) { return parse_in(access_names, s, 0); }
 int cordon_entry_match_parse(const char *s) { return parse_in(match_names, s, 0); }
 int cordon_special_parse(const char *s) { return parse_in(special_names, s, 1); }
 
-const char *const cordon_profile_default_protected[] = {".git", ".agents", ".codex", ".cordon", ".cordon.yaml", NULL};
-
 cordon_profile *cordon_profile_new(cordon_profile_kind kind) {
   if ((int)kind < 0 || kind > CORDON_PROFILE_EXTERNAL) return NULL;
   cordon_profile *p = calloc(1, sizeof *p);
@@ -58,8 +56,13 @@ cordon_profile *cordon_profile_new(cordon_profile_kind kind) {
   p->fs = CORDON_FS_RESTRICTED;
   p->net = CORDON_NETWORK_RESTRICTED;
   if (kind == CORDON_PROFILE_MANAGED) {
-    for (size_t i = 0; cordon_profile_default_protected[i]; i++) {
-      if (cordon_profile_add_protected(p, cordon_profile_default_protected[i]) != CORDON_PROFILE_OK) {
+    const cordon_std_lists *std = cordon_std_lists_get();
+    if (!std) {  /* without the defaults a managed profile would protect nothing */
+      cordon_profile_free(p);
+      return NULL;
+    }
+    for (size_t i = 0; std->protected_entries[i]; i++) {
+      if (cordon_profile_add_protected(p, std->protected_entries[i]) != CORDON_PROFILE_OK) {
         cordon_profile_free(p);
         return NULL;
       }
@@ -182,11 +185,32 @@ void cordon_profile_clear_protected(cordon_profile *p) {
   p->n_protected = 0;
 }
 
+cordon_protected_form cordon_profile_protected_form(const char *entry) {
+  if (entry[0] == '/') return CORDON_PROTECTED_IN_ROOTS;
+  if (entry[0] == '~' && entry[1] == '/') return CORDON_PROTECTED_IN_HOME;
+  return CORDON_PROTECTED_NAME;
+}
+
+/* A relative path of one or more segments, none empty, "." or "..": what follows "/" or "~/". */
+static bool relative_segments_ok(const char *s, bool one) {
+  size_t segments = 0;
+  for (;;) {
+    size_t n = strcspn(s, "/");
+    if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.')) return false;
+    segments++;
+    if (!s[n]) break;
+    s += n + 1;
+  }
+  return !one || segments == 1;
+}
+
 cordon_profile_status cordon_profile_add_protected(cordon_profile *p, const char *name) {
-  if (!name || !*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-    return CORDON_PROFILE_INVALID_NAME;
+  if (!name || !*name) return CORDON_PROFILE_INVALID_NAME;
   for (const char *c = name; *c; c++)
     if ((unsigned char)*c < 0x20 || *c == 0x7f) return CORDON_PROFILE_INVALID_NAME;
+  cordon_protected_form form = cordon_profile_protected_form(name);
+  const char *rest = form == CORDON_PROTECTED_NAME ? name : name + (form == CORDON_PROTECTED_IN_HOME ? 2 : 1);
+  if (!relative_segments_ok(rest, form == CORDON_PROTECTED_NAME)) return CORDON_PROFILE_INVALID_NAME;
   for (size_t i = 0; i < p->n_protected; i++)
     if (strcmp(p->protected_names[i], name) == 0) return CORDON_PROFILE_OK;
   if (p->n_protected == p->cap_protected) {

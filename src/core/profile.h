@@ -26,7 +26,7 @@ typedef enum {
   CORDON_PROFILE_NOMEM,
   CORDON_PROFILE_INVALID_PATH,     /* entry path not absolute/normalizable (and not "~/…") */
   CORDON_PROFILE_INVALID_ENTRY,    /* neither or both of path and special; a bad enum value */
-  CORDON_PROFILE_INVALID_NAME,     /* protected-metadata name empty, ".", "..", or containing '/' */
+  CORDON_PROFILE_INVALID_NAME,     /* protected entry not a segment, "/REL" or "~/REL" (empty, ".", "..") */
   CORDON_PROFILE_UNKNOWN_PROFILE,  /* cordon_profile_standard: no such name */
   CORDON_PROFILE_NOT_MANAGED,      /* filesystem/network settings on a disabled or external profile */
 } cordon_profile_status;
@@ -83,24 +83,34 @@ typedef struct {
 
 typedef struct cordon_profile cordon_profile;
 
-/* A new managed profile is restricted with no entries, network restricted, and the default
- * protected-metadata names. Returns NULL when out of memory. */
+/* A new managed profile is restricted with no entries, network restricted, and the default protected
+ * entries. Returns NULL when out of memory (or when the standard lists cannot be read). */
 cordon_profile *cordon_profile_new(cordon_profile_kind kind);
 cordon_profile *cordon_profile_copy(const cordon_profile *p);
 void cordon_profile_free(cordon_profile *p);
 
 /* Builds "read-only", "workspace-write" or "danger-full-access" into *out (caller frees). */
 cordon_profile_status cordon_profile_standard(const char *name, cordon_profile **out);
-/* The standard names in order, NULL-terminated. */
-extern const char *const cordon_profile_standard_names[];
-
-/* The default protected-metadata names, NULL-terminated: ".git", ".agents", ".codex", ".cordon",
- * ".cordon.yaml". */
-extern const char *const cordon_profile_default_protected[];
-/* Secret locations under home that restricted standard profiles deny ("~/.ssh", …), NULL-terminated. */
-extern const char *const cordon_profile_default_secrets[];
-/* What ":minimal" resolves to, NULL-terminated: each path with the entry's access, as a subtree. */
-extern const char *const cordon_profile_minimal_paths[];
+/* The lists the standard profiles are made of, owned by lua/cordon/standard.lua and read from the copy
+ * embedded in the binary the first time one is asked for. Each is NULL-terminated and lives as long as
+ * the process; an empty list when they cannot be read (out of memory), which no caller takes as "allow". */
+typedef enum {
+  CORDON_STD_NAMES,
+  CORDON_STD_PROTECTED,
+  CORDON_STD_SECRETS,
+  CORDON_STD_MINIMAL,
+  CORDON_STD_WRITE_OPS,  /* every write operation by name ("file-write*", "file-write-data", …) */
+} cordon_std_list;
+const char *const *cordon_profile_std_list(cordon_std_list which);
+/* The standard names in order: "read-only", "workspace-write", "danger-full-access". */
+#define cordon_profile_standard_names (cordon_profile_std_list(CORDON_STD_NAMES))
+/* The protected entries a new managed profile starts with: names (".git", ".cordon", …), "/REL" paths
+ * (".envrc", ".vscode/tasks.json", …) and "~/REL" start-up files (".bashrc", …). */
+#define cordon_profile_default_protected (cordon_profile_std_list(CORDON_STD_PROTECTED))
+/* The secrets restricted standard profiles deny ("~/.ssh", "/etc/shadow", …). */
+#define cordon_profile_default_secrets (cordon_profile_std_list(CORDON_STD_SECRETS))
+/* What ":minimal" resolves to: each path with the entry's access, as a subtree. */
+#define cordon_profile_minimal_paths (cordon_profile_std_list(CORDON_STD_MINIMAL))
 
 /* An optional label shown by describe/tostring ("workspace-write" for the standard ones); NULL clears. */
 cordon_profile_status cordon_profile_set_name(cordon_profile *p, const char *name);
@@ -117,7 +127,15 @@ cordon_profile_status cordon_profile_add_entry(cordon_profile *p, const cordon_p
 size_t cordon_profile_entry_count(const cordon_profile *p);
 const cordon_profile_entry *cordon_profile_entry_at(const cordon_profile *p, size_t i);  /* NULL past end */
 
-/* Protected-metadata names: one path segment each. Adding a name already present is a no-op. */
+/* Protected metadata, in three forms (docs/model.md):
+ *   "NAME"     one path segment, protected at any depth below every writable root (".git", ".cordon");
+ *   "/REL"     a relative path at the top of every writable root that is not a temporary directory
+ *              ("/.envrc", "/.git/hooks"): it and everything below it;
+ *   "~/REL"    a path under home ("~/.bashrc"): it and everything below it, whatever grants it.
+ * None of them is writable, and a session never approves a write on one. Adding one already present is
+ * a no-op. */
+typedef enum { CORDON_PROTECTED_NAME = 0, CORDON_PROTECTED_IN_ROOTS, CORDON_PROTECTED_IN_HOME } cordon_protected_form;
+cordon_protected_form cordon_profile_protected_form(const char *entry);
 void cordon_profile_clear_protected(cordon_profile *p);
 cordon_profile_status cordon_profile_add_protected(cordon_profile *p, const char *name);
 size_t cordon_profile_protected_count(const cordon_profile *p);
@@ -129,8 +147,14 @@ bool cordon_profile_requires_sandbox(const cordon_profile *p);
 /* Pure matchers; `path` is normalized here and an unnormalizable path is never allowed (fail closed). */
 bool cordon_profile_can_read(const cordon_profile *p, const cordon_profile_ctx *ctx, const char *path);
 bool cordon_profile_can_write(const cordon_profile *p, const cordon_profile_ctx *ctx, const char *path);
-/* True when `path` lies under a writable root and a segment below that root is a protected name. */
+/* True when `path` lies under a writable root and is protected there (a protected name as a segment
+ * below the root, a "/REL" entry of that root, or a "~/REL" entry). */
 bool cordon_profile_is_protected_metadata(const cordon_profile *p, const cordon_profile_ctx *ctx, const char *path);
+/* The protected entry that keeps `path` (normalized) from being written through the writable subtree
+ * `root` (NULL: any root, for a name at any segment), or NULL. `tmp_root` says `root` is a temporary
+ * directory, which "/REL" entries leave alone. The result points into the profile. */
+const char *cordon_profile_protecting(const cordon_profile *p, const cordon_profile_ctx *ctx, const char *root,
+                                      bool tmp_root, const char *path);
 
 /* One entry with its special or "~/" resolved against a context: what a backend emits rules for. */
 typedef struct {

@@ -22,4 +22,25 @@ typedef bool (*cordon_profile_visit)(const char *path, const cordon_profile_entr
 /* Resolves every entry of `p` against `ctx` without allocating; paths that cannot be resolved (no home,
  * no tmpdir, a context path that does not normalize) are skipped. Returns false when `fn` stopped it. */
 bool cordon_profile_walk(const cordon_profile *p, const cordon_profile_ctx *ctx, cordon_profile_visit fn, void *ud);
+/* The standard lists, read once from lua/cordon/standard.lua as embedded in the binary
+ * (src/lua/lstandard.c): C holds none of its own. NULL when they cannot be read (out of memory): the
+ * callers then fail closed (no profile; ":minimal" resolves to nothing). */
+typedef struct {
+  cordon_special special;
+  cordon_access access;
+} cordon_std_grant;
+
+typedef struct {
+  cordon_fs_kind fs;
+  cordon_network net;
+  cordon_std_grant *grants;  /* each a subtree */
+  size_t n_grants;
+} cordon_std_shape;
+
+typedef struct {
+  const char **names, **secrets, **minimal, **protected_entries, **write_ops;  /* NULL-terminated */
+  cordon_std_shape *shapes;                                        /* one per name */
+} cordon_std_lists;
+
+const cordon_std_lists *cordon_std_lists_get(void);
 #endif

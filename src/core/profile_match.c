@@ -34,8 +34,9 @@ static bool walk_entry(const cordon_profile_entry *e, size_t index, const cordon
       /* The minimal set is a list of directories: each is granted as a subtree whatever `match` says. */
       cordon_profile_entry sub = *e;
       sub.match = CORDON_ENTRY_SUBTREE;
-      for (size_t i = 0; cordon_profile_minimal_paths[i]; i++)
-        if (!fn(cordon_profile_minimal_paths[i], &sub, index, ud)) return false;
+      const cordon_std_lists *std = cordon_std_lists_get();  /* unreadable: nothing granted */
+      for (size_t i = 0; std && std->minimal[i]; i++)
+        if (!fn(std->minimal[i], &sub, index, ud)) return false;
       return true;
     }
   }
@@ -95,21 +96,58 @@ static bool covers(const char *root, cordon_entry_match m, const char *q) {
   return m == CORDON_ENTRY_EXACT ? strcmp(root, q) == 0 : cordon_path_within(root, q);
 }
 
-/* True when a segment of `q` below `root` (q within root) is one of the protected names. */
-static bool protected_below(const cordon_profile *p, const char *root, const char *q) {
-  const char *s = q + (strcmp(root, "/") == 0 ? 0 : strlen(root));
+/* True when `q` is `base`/`rel` or lies below it. */
+static bool within_joined(const char *base, const char *rel, const char *q) {
+  size_t n = strcmp(base, "/") == 0 ? 0 : strlen(base), r = strlen(rel);
+  return strncmp(q, base, n) == 0 && q[n] == '/' && strncmp(q + n + 1, rel, r) == 0 &&
+         (q[n + 1 + r] == '\0' || q[n + 1 + r] == '/');
+}
+
+/* True when a segment of `s` (a path or the part of one below a root) is `name`. */
+static bool has_segment(const char *s, const char *name) {
+  size_t len = strlen(name);
   while (*s == '/') {
     s++;
     size_t n = strcspn(s, "/");
-    for (size_t i = 0; i < p->n_protected; i++)
-      if (strlen(p->protected_names[i]) == n && memcmp(p->protected_names[i], s, n) == 0) return true;
+    if (n == len && memcmp(name, s, n) == 0) return true;
     s += n;
   }
   return false;
 }
 
+/* The "~/REL" entry covering `q`, or NULL. */
+static const char *home_protecting(const cordon_profile *p, const cordon_profile_ctx *ctx, const char *q) {
+  char home[CORDON_PATH_MAX + 1];
+  if (!ctx || !ctx_path(ctx->home, home)) return NULL;
+  for (size_t i = 0; i < p->n_protected; i++) {
+    const char *e = p->protected_names[i];
+    if (cordon_profile_protected_form(e) == CORDON_PROTECTED_IN_HOME && within_joined(home, e + 2, q)) return e;
+  }
+  return NULL;
+}
+
+const char *cordon_profile_protecting(const cordon_profile *p, const cordon_profile_ctx *ctx, const char *root,
+                                      bool tmp_root, const char *q) {
+  const char *below = root ? q + (strcmp(root, "/") == 0 ? 0 : strlen(root)) : q;
+  for (size_t i = 0; i < p->n_protected; i++) {
+    const char *e = p->protected_names[i];
+    switch (cordon_profile_protected_form(e)) {
+      case CORDON_PROTECTED_NAME:
+        if (has_segment(below, e)) return e;
+        break;
+      case CORDON_PROTECTED_IN_ROOTS:
+        if (root && !tmp_root && within_joined(root, e + 1, q)) return e;
+        break;
+      case CORDON_PROTECTED_IN_HOME:
+        break;
+    }
+  }
+  return home_protecting(p, ctx, q);
+}
+
 typedef struct {
   const cordon_profile *p;
+  const cordon_profile_ctx *ctx;
   const char *q;
   bool read, write, deny, protected_meta;
 } match_state;
@@ -122,10 +160,15 @@ static bool visit_match(const char *path, const cordon_profile_entry *e, size_t 
     case CORDON_ACCESS_DENY:
       m->deny = true;  /* deny wins, but keep walking so protected_meta is still known */
       return true;
-    case CORDON_ACCESS_WRITE:
+    case CORDON_ACCESS_WRITE: {
       m->write = m->read = true;
-      if (e->match == CORDON_ENTRY_SUBTREE && protected_below(m->p, path, m->q)) m->protected_meta = true;
+      /* below a subtree root every form counts; an exact grant is still no way onto a "~/" entry */
+      bool tmp = e->special == CORDON_SPECIAL_TMPDIR || e->special == CORDON_SPECIAL_SLASH_TMP;
+      if (e->match == CORDON_ENTRY_SUBTREE ? cordon_profile_protecting(m->p, m->ctx, path, tmp, m->q) != NULL
+                                           : home_protecting(m->p, m->ctx, m->q) != NULL)
+        m->protected_meta = true;
       return true;
+    }
     case CORDON_ACCESS_READ:
       m->read = true;
       return true;
@@ -140,7 +183,7 @@ static bool match(const cordon_profile *p, const cordon_profile_ctx *ctx, const 
   char q[CORDON_PATH_MAX + 1];
   if (!path || cordon_path_normalize(path, q, sizeof q) != CORDON_PATH_OK) return false;
   if (*unrestricted) return true;
-  *m = (match_state){p, q, false, false, false, false};
+  *m = (match_state){p, ctx, q, false, false, false, false};
   cordon_profile_walk(p, ctx, visit_match, m);
   m->q = NULL;  /* q goes out of scope with this frame */
   return true;

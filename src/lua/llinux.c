@@ -3,7 +3,7 @@
  *   probe()                                   -> { abi, kernel, userns, ok, message }
  *   compile(policy, profile, ctx, opts)       -> cordon.LinuxPlan
  *       policy: SBPL text or a cordon.Policy, which alone decides the files (an assembled one carries the
- *       profile's section), or nil: the profile's entries, plus cordon.protect.in_home;
+ *       profile's section), or nil: the profile's entries and its protected entries (cordon.standard);
  *       profile: cordon.Profile or table form (its kind and network count either way);
  *       ctx: match context table; opts: { params = { {name, value}, … }, best_effort, shared_tmp,
  *             git_safe_keys = { "core.bare", … } }
@@ -200,31 +200,6 @@ static void read_params(lua_State *L, int idx, cordon_params *ps) {
   }
 }
 
-/* lua/cordon/protect.lua's in_home as kind, path, kind, path, …, NULL for a compile without a policy: an
- * assembled policy carries these denies itself, a bare profile does not. The array is left on the stack;
- * its strings stay alive in the module's table. */
-static const char **home_protected(lua_State *L) {
-  lua_getglobal(L, "require");
-  lua_pushstring(L, "cordon.protect");
-  lua_call(L, 1, 1);
-  if (lua_getfield(L, -1, "in_home") != LUA_TTABLE) luaL_error(L, "cordon.protect.in_home must be a table");
-  lua_remove(L, -2);  /* the module; in_home stays on the stack, under the array, and anchors the strings */
-  int t = lua_gettop(L);
-  size_t n = (size_t)luaL_len(L, t), k = 0;
-  const char **v = lua_newuserdatauv(L, (2 * n + 1) * sizeof *v, 0);
-  for (size_t i = 1; i <= n; i++) {
-    int top = lua_gettop(L);
-    if (lua_rawgeti(L, t, (lua_Integer)i) == LUA_TTABLE && lua_rawgeti(L, -1, 1) == LUA_TSTRING &&
-        lua_rawgeti(L, -2, 2) == LUA_TSTRING) {
-      v[k++] = cordon_lua_tostring(L, -2);
-      v[k++] = cordon_lua_tostring(L, -1);
-    }
-    lua_settop(L, top);
-  }
-  v[k] = NULL;
-  return v;
-}
-
 /* opts[field], a list of strings, as a NULL-terminated array left on the stack (a userdata); the strings
  * stay alive in opts. NULL when the field is absent. Not a string list: misuse, raised. */
 static const char *const *string_list(lua_State *L, int opts, const char *field) {
@@ -273,7 +248,6 @@ static int compile_at(lua_State *L, int pi, int pri, int ci, int oi, const cordo
   cordon_lua_ctx ctx;
   cordon_lua_checkctx(L, ci, &ctx);
   bool bare = lua_isnoneornil(L, pi);
-  const char **home = bare ? home_protected(L) : NULL;  /* may raise: before anything is allocated */
   cordon_lx_options o = {0};
   cordon_params ps = CORDON_PARAMS_INIT;
   for (size_t i = 0; extra && i < extra->count; i++) cordon_params_add(&ps, extra->items[i].name, extra->items[i].value);
@@ -302,7 +276,7 @@ static int compile_at(lua_State *L, int pi, int pri, int ci, int oi, const cordo
     }
     cordon_lx_input in = {.policy = policy, .params = pairs, .nparams = ps.count, .profile = profile,
                           .ctx = &ctx.ctx, .best_effort = o.best_effort, .shared_tmp = o.shared_tmp,
-                          .git_safe_keys = o.git_safe_keys, .home_protected = home};
+                          .git_safe_keys = o.git_safe_keys};
     if (pairs) st = cordon_lx_compile(&in, &u->plan, &msg);
     free(pairs);
   } else {

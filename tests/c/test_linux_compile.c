@@ -656,28 +656,28 @@ static void the_gate_decides_connects_in_the_policys_order_and_nothing_else_name
   unlink(sock);
 }
 
-static void start_up_files_given_with_the_input_are_the_gates_in_a_writable_home(void **state) {
+static void the_profiles_home_entries_are_the_gates_in_a_writable_home(void **state) {
   (void)state;
   put("w/h", true), put("w/h/.bashrc", false), put("w/h/.config", true), put("w/h/.config/fish", true);
   cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
   char inner[400];
   snprintf(inner, sizeof inner, "%s/h", work);
   ctx.home = inner;  /* HOME inside the writable workdir */
-  static const char *const listed[] = {"literal", ".bashrc", "subpath", ".config/fish", "regex", "^x", NULL};
-  cordon_lx_input in = {.profile = p, .ctx = &ctx, .home_protected = listed};
+  cordon_lx_input in = {.profile = p, .ctx = &ctx};
   cordon_lx_plan *plan = NULL;
   cordon_buf msg = CORDON_BUF_INIT;
+  /* nothing listed, nothing denied: the list is the profile's data (lua/cordon/standard.lua), not here */
+  cordon_profile_clear_protected(p);
+  assert_int_equal(cordon_lx_compile(&in, &plan, &msg), CORDON_LX_OK);
+  assert_true(gate_decides(plan, at(inner, ".bashrc")) & CORDON_LX_WRITE);
+  cordon_lx_plan_free(plan);
+  assert_int_equal(cordon_profile_add_protected(p, "~/.bashrc"), CORDON_PROFILE_OK);
+  assert_int_equal(cordon_profile_add_protected(p, "~/.config/fish"), CORDON_PROFILE_OK);
   assert_int_equal(cordon_lx_compile(&in, &plan, &msg), CORDON_LX_OK);
   assert_null(mount_at(plan, at(inner, ".bashrc")));
   assert_false(gate_decides(plan, at(inner, ".bashrc")) & CORDON_LX_WRITE);
   assert_false(gate_decides(plan, at(inner, ".config/fish/config.fish")) & CORDON_LX_CREATE);
-  assert_false(gate_decides(plan, at(inner, ".profile")) & 0u);  /* not listed: the list decides, not this file */
-  assert_true(gate_decides(plan, at(inner, ".profile")) & CORDON_LX_WRITE);
-  cordon_lx_plan_free(plan);
-  /* nothing given, nothing denied: the list lives in lua/cordon/protect.lua, not here */
-  in.home_protected = NULL;
-  assert_int_equal(cordon_lx_compile(&in, &plan, &msg), CORDON_LX_OK);
-  assert_true(gate_decides(plan, at(inner, ".bashrc")) & CORDON_LX_WRITE);
+  assert_true(gate_decides(plan, at(inner, ".profile")) & CORDON_LX_WRITE);  /* not listed: the list decides */
   cordon_lx_plan_free(plan);
   cordon_buf_free(&msg);
   cordon_profile_free(p);
@@ -787,7 +787,7 @@ int main(void) {
       cmocka_unit_test(exec_denied_inside_an_executable_tree_is_a_noexec_bind),
       cmocka_unit_test(a_socket_the_policy_names_in_an_allow_is_bound_into_the_view),
       cmocka_unit_test(the_gate_decides_connects_in_the_policys_order_and_nothing_else_names_a_socket),
-      cmocka_unit_test(start_up_files_given_with_the_input_are_the_gates_in_a_writable_home),
+      cmocka_unit_test(the_profiles_home_entries_are_the_gates_in_a_writable_home),
       cmocka_unit_test(a_plan_and_its_gate_rules_survive_a_run_cache_entry),
       cmocka_unit_test(a_cached_plan_is_reused_only_while_the_disk_agrees),
       cmocka_unit_test(a_cache_file_others_could_write_is_ignored),

@@ -146,15 +146,26 @@ static void protected_metadata_is_not_writable_at_any_depth_under_writable_roots
 static void protected_names_can_be_replaced_and_are_validated(void **state) {
   (void)state;
   cordon_profile *p = standard("workspace-write");
-  assert_int_equal(cordon_profile_protected_count(p), 5);
+  size_t n = 0;
+  while (cordon_profile_default_protected[n]) n++;
+  assert_int_equal(cordon_profile_protected_count(p), n);
   assert_string_equal(cordon_profile_protected_at(p, 0), ".git");
+  assert_false(cordon_profile_can_write(p, &ctx, "/w/.envrc"));       /* a "/REL" entry: the root's top only */
+  assert_true(cordon_profile_can_write(p, &ctx, "/w/sub/.envrc"));
+  assert_false(cordon_profile_can_write(p, &ctx, "/home/u/.bashrc")); /* a "~/REL" entry */
   cordon_profile_clear_protected(p);
   assert_true(cordon_profile_can_write(p, &ctx, "/w/.git/config"));
   assert_int_equal(cordon_profile_add_protected(p, ".hg"), CORDON_PROFILE_OK);
   assert_int_equal(cordon_profile_add_protected(p, ".hg"), CORDON_PROFILE_OK);
   assert_int_equal(cordon_profile_protected_count(p), 1);
   assert_false(cordon_profile_can_write(p, &ctx, "/w/.hg/hgrc"));
-  assert_int_equal(cordon_profile_add_protected(p, "a/b"), CORDON_PROFILE_INVALID_NAME);
+  assert_int_equal(cordon_profile_add_protected(p, "a/b"), CORDON_PROFILE_INVALID_NAME);  /* a name is one segment */
+  assert_int_equal(cordon_profile_add_protected(p, "/.idea/workspace.xml"), CORDON_PROFILE_OK);
+  assert_int_equal(cordon_profile_add_protected(p, "~/.zshrc"), CORDON_PROFILE_OK);
+  assert_int_equal(cordon_profile_add_protected(p, "/"), CORDON_PROFILE_INVALID_NAME);
+  assert_int_equal(cordon_profile_add_protected(p, "~/"), CORDON_PROFILE_INVALID_NAME);
+  assert_int_equal(cordon_profile_add_protected(p, "/a/../b"), CORDON_PROFILE_INVALID_NAME);
+  assert_int_equal(cordon_profile_add_protected(p, "~/a//b"), CORDON_PROFILE_INVALID_NAME);
   assert_int_equal(cordon_profile_add_protected(p, ".."), CORDON_PROFILE_INVALID_NAME);
   assert_int_equal(cordon_profile_add_protected(p, ""), CORDON_PROFILE_INVALID_NAME);
   cordon_profile_free(p);
@@ -240,7 +251,10 @@ static void resolve_lists_specials_and_home_paths_for_a_context(void **state) {
   /* no home, no tmpdir: those entries resolve to nothing rather than to something wrong */
   cordon_profile_ctx bare = {"/w", roots, 1, NULL, NULL, NULL};
   assert_int_equal(cordon_profile_resolve(p, &bare, &r), CORDON_PROFILE_OK);
-  assert_int_equal(r.count, 3);
+  size_t absolute = 0;
+  for (size_t i = 0; cordon_profile_default_secrets[i]; i++) absolute += cordon_profile_default_secrets[i][0] == '/';
+  assert_int_equal(r.count, 3 + absolute);
+  for (size_t i = 0; i < r.count; i++) assert_true(r.items[i].path[0] == '/');
   cordon_resolved_free(&r);
   cordon_profile_free(p);
 }

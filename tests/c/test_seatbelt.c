@@ -186,7 +186,7 @@ static void a_linux_target_keeps_tmp_var_and_etc_as_they_are(void **state) {
   char *linux_text = section_for("linux", &ctx, CORDON_SANDBOX_OK);
   assert_non_null(strstr(linux_text, "-DWRITABLE_ROOT_0=/var/work/project\n"));
   assert_non_null(strstr(linux_text, "-DWRITABLE_ROOT_1=/tmp/user\n"));
-  assert_null(strstr(linux_text, "/private"));
+  assert_null(strstr(linux_text, "=/private/"));  /* no path mapped (secrets such as /etc/ssl/private hold the word) */
   char *darwin_text = section_for(NULL, &ctx, CORDON_SANDBOX_OK);
   assert_non_null(strstr(darwin_text, "-DWRITABLE_ROOT_0=/private/var/work/project\n"));
   assert_non_null(strstr(darwin_text, "-DWRITABLE_ROOT_1=/private/tmp/user\n"));

@@ -1,12 +1,12 @@
 -- needs: linux
 -- tests/lua/test_linux_lists.lua — the Linux plan's sockets and start-up files come from the policy (the
--- tree's socket rules, lua/cordon/protect.lua), not from lists of its own: the gate refuses connecting to
--- a socket the tree denies, an integration that allows it opens it, and every protect.in_home name in a
+-- tree's socket rules, lua/cordon/standard.lua), not from lists of its own: the gate refuses connecting to
+-- a socket the tree denies, an integration that allows it opens it, and every cordon.standard.in_home name in a
 -- writable HOME is protected, with or without an assembled policy.
 local t = require "harness"
 local cordon = require "cordon"
 local linux = require "cordon.c.linux"
-local protect = require "cordon.protect"
+
 
 -- A scratch directory outside /tmp (the profile makes /tmp writable, which would change the question).
 local pipe = assert(io.popen(". " .. t.q(os.getenv("CORDON_SOURCE_DIR") .. "/tests/lib/scratch.sh")
@@ -57,10 +57,10 @@ t.test("a container runtime socket in HOME is refused, and --enable=docker allow
   os.remove(sock)
 end)
 
--- Every protect.in_home name, made in HOME: literals as files, subpaths as directories.
+-- Every cordon.standard.in_home name, made in HOME: literals as files, subpaths as directories.
 local function make_home_names()
   local made = {}
-  for _, e in ipairs(protect.in_home) do
+  for _, e in ipairs(require("cordon.standard").in_home) do
     local path = home .. "/" .. e[2]
     local dir = e[1] == "subpath" and path or path:match("^(.*)/[^/]+$")
     t.sh("mkdir -p " .. t.q(dir))
@@ -70,7 +70,7 @@ local function make_home_names()
   return made
 end
 
-t.test("every protect.in_home name in a HOME inside the workdir is protected by the gate", function()
+t.test("every cordon.standard.in_home name in a HOME inside the workdir is protected by the gate", function()
   local made = make_home_names()
   t.ok(#made >= 20, "in_home lists the start-up files")
   local p = plan {}
@@ -78,9 +78,9 @@ t.test("every protect.in_home name in a HOME inside the workdir is protected by 
   t.ok(not protected(p, home .. "/notes.txt"), "the rest of HOME stays writable")
 end)
 
-t.test("a compile from the profile alone still protects every protect.in_home name", function()
+t.test("a compile from the profile alone still protects every cordon.standard.in_home name", function()
   local made = make_home_names()
-  local prof = require("cordon.c.profile").standard("workspace-write")
+  local prof = require("cordon.profile").standard("workspace-write")
   local p = assert(linux.compile(nil, prof, { cwd = base, workspace_roots = { base }, home = home }, {}))
   for _, path in ipairs(made) do t.ok(protected(p, path), path .. " is not protected") end
 end)

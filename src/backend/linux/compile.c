@@ -79,27 +79,32 @@ static bool add_rule_and_node(lx_compiler *cc, cordon_action a, unsigned classes
   return add_node(cc, path, cc->rules.items[cc->rules.count - 1].source, a == CORDON_ALLOW, subtree);
 }
 
-/* The profile's protected names under a writable root, and the start-up files of a writable home. `.git`
- * is the gate's: git's layout rules protect the hooks and config of every git directory, at any depth. */
+/* The profile's protected entries under a writable root: each name and each "/REL" at the top of the
+ * root, and each "~/REL" the root holds. `.git` and what lies in it are the gate's: git's layout rules
+ * protect the hooks and config of every git directory, at any depth, and let a config written inside
+ * change only the safe keys, which a deny here would beat. */
 static bool protect_root(lx_compiler *cc, const char *root) {
   const cordon_profile *pr = cc->in->profile;
-  char path[CORDON_PATH_MAX], src[CORDON_PATH_MAX + 64];
+  char path[CORDON_PATH_MAX], src[3 * CORDON_PATH_MAX + 64], home[CORDON_PATH_MAX];
   const char *sep = strcmp(root, "/") == 0 ? "" : "/";
+  const char *h = cc->in->ctx->home;
+  bool have_home = h && cordon_path_normalize(h, home, sizeof home) == CORDON_PATH_OK && cordon_path_within(root, home);
   for (size_t i = 0; i < cordon_profile_protected_count(pr); i++) {
-    const char *name = cordon_profile_protected_at(pr, i);
-    if (strcmp(name, ".git") == 0) continue;
-    snprintf(src, sizeof src, "profile: protected metadata %s under %s", name, root);
-    snprintf(path, sizeof path, "%s%s%s", root, sep, name);
-    if (!add_rule_and_node(cc, CORDON_DENY, CORDON_LX_MODIFY, path, strchr(name + 1, '.') == NULL, src)) return false;
-  }
-  /* Start-up files matter where a shell reads them: the home directory, when a writable root holds it. */
-  const char *home = cc->in->ctx->home, *const *hp = cc->in->home_protected;
-  if (!hp || !home || !cordon_path_within(root, home)) return true;
-  for (size_t i = 0; hp[i] && hp[i + 1]; i += 2) {
-    bool subtree = strcmp(hp[i], "subpath") == 0;
-    if (!subtree && strcmp(hp[i], "literal") != 0) continue;  /* a regex names no one path */
-    snprintf(path, sizeof path, "%s/%s", strcmp(home, "/") == 0 ? "" : home, hp[i + 1]);
-    snprintf(src, sizeof src, "profile: start-up file %s in the writable home %s", hp[i + 1], home);
+    const char *e = cordon_profile_protected_at(pr, i);
+    cordon_protected_form form = cordon_profile_protected_form(e);
+    const char *rel = form == CORDON_PROTECTED_NAME ? e : e + (form == CORDON_PROTECTED_IN_HOME ? 2 : 1);
+    if (strcmp(rel, ".git") == 0 || strncmp(rel, ".git/", 5) == 0) continue;
+    bool subtree = form != CORDON_PROTECTED_NAME || strchr(rel + 1, '.') == NULL;
+    if (form == CORDON_PROTECTED_IN_HOME) {
+      if (!have_home) continue;
+      int n = snprintf(path, sizeof path, "%s/%s", strcmp(home, "/") == 0 ? "" : home, rel);
+      if (n < 0 || (size_t)n >= sizeof path) continue;  /* no kernel path is that long */
+      snprintf(src, sizeof src, "profile: protected %s in the writable home %s", e, home);
+    } else {
+      int n = snprintf(path, sizeof path, "%s%s%s", root, sep, rel);
+      if (n < 0 || (size_t)n >= sizeof path) continue;
+      snprintf(src, sizeof src, "profile: protected metadata %s under %s", rel, root);
+    }
     if (!add_rule_and_node(cc, CORDON_DENY, CORDON_LX_MODIFY, path, subtree, src)) return false;
   }
   return true;

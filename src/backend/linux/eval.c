@@ -438,7 +438,6 @@ static bool decide_class(lx_rules *rs, int c, const char *path, bool interior, c
     const lx_xrule *fallback = NULL;
     for (size_t k = n; k-- > 0;) {
       lx_xrule *x = &rs->items[idx[k]];
-      if (x->skip) continue;
       if (!x->filter && !x->path) {
         if (!fallback) fallback = x;
         continue;
@@ -531,7 +530,7 @@ void lx_deny_args_beneath(lx_rules *rs, unsigned classes, const char *path,
     bool names = false;
     for (int c = 0; c < LX_FILE_CLASSES; c++)
       if ((classes & (1u << c)) && x->levels[c]) names = true;
-    if (!names || x->action != CORDON_DENY || x->skip) continue;
+    if (!names || x->action != CORDON_DENY) continue;
     if (x->path) {
       if (strictly_beneath(path, x->path)) fn(ud, x->path, true);
     } else if (x->filter) {

@@ -27,7 +27,6 @@ typedef struct {
   const char *path;                 /* synthetic rule: literal/subpath on this path (owned by the set) */
   bool subtree;
   char *source;                     /* "file:line:col" or "profile: …" (owned) */
-  bool skip;                        /* handled elsewhere (a protected-metadata regex becomes masks) */
   bool reported;                    /* an approximation note was already written for it */
 } lx_xrule;
 

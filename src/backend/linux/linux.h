@@ -55,10 +55,6 @@ typedef struct {
   bool best_effort;                /* --best-effort: accept any Landlock ABI >= 1 */
   bool shared_tmp;                 /* --shared-tmp: the host's /tmp and /dev/shm, not the run's own */
   bool record;                     /* keep every disk observation in the plan (for the cache) */
-  const char *const *home_protected; /* "literal"|"subpath", path below HOME, …, NULL: kept read-only when a
-                                        writable root holds HOME. The assembled policy carries these denies
-                                        itself; a compile without one gets them from cordon.c.linux, which
-                                        reads lua/cordon/protect.lua's in_home. May be NULL. */
   const char *const *git_safe_keys;  /* NULL-terminated: the git config keys a config written inside may add
                                         or change (lua/cordon/protect.lua); NULL: none */
 } cordon_lx_input;

@@ -1,0 +1,137 @@
+-- lua/cordon/standard.lua — the standard permission profiles and every list of what they protect, in one
+-- place: the secrets, the minimal system paths, the protected names and paths, the write operations.
+-- C keeps mechanism only: it receives these lists as data (src/lua/lstandard.c reads this module, as
+-- embedded in the binary, for the C API's cordon_profile_standard, cordon_profile_new and ":minimal").
+-- The session assessment, the Seatbelt section and the Linux compiler all read the same profile entries.
+-- This file is plain data and functions over it: it requires nothing, so C can load it on its own.
+local M = {}
+
+M.NAMES = { "read-only", "workspace-write", "danger-full-access" }
+
+-- Credentials an agent has no business reading unless an integration grants them (invariant 4): the
+-- union of the tree's profiles/50-integrations-core/secrets-default-deny.sb (the user-visible list) and
+-- GNOME's keyrings. Denied as subtrees: a subtree of a file is the file, and a directory that later
+-- appears with that name stays covered.
+M.secrets = {
+  "~/.ssh",                             -- keys, known_hosts, agent sockets
+  "~/.aws",                             -- AWS credentials and SSO caches
+  "~/.gnupg",                           -- GPG private keys
+  "~/.config/gcloud",                   -- Google Cloud tokens
+  "~/.azure",                           -- Azure CLI tokens
+  "~/.kube",                            -- Kubernetes cluster credentials
+  "~/.docker/config.json",              -- registry auth
+  "~/.netrc",                           -- passwords for curl, git, ftp
+  "~/.password-store",                  -- pass(1)
+  "~/.config/gh/hosts.yml",             -- GitHub CLI token
+  "~/.git-credentials",                 -- git credential-store
+  "~/.pypirc",                          -- PyPI upload tokens
+  "~/.cargo/credentials.toml",          -- crates.io token
+  "~/.vault-token",                     -- HashiCorp Vault
+  "~/.terraform.d/credentials.tfrc.json", -- Terraform Cloud token
+  "~/.config/op",                       -- 1Password CLI
+  "~/.local/share/keyrings",            -- GNOME keyring
+  "~/Library/Keychains",                -- macOS keychains
+  -- the rest of the tree's list (secrets-default-deny.sb), in its order
+  "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/security/opasswd",
+  "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key",
+  "/etc/ssh/ssh_host_dsa_key", "/etc/ssl/private", "/etc/pki/tls/private", "/etc/pki/CA/private",
+  "/etc/letsencrypt", "/etc/NetworkManager/system-connections", "/etc/wpa_supplicant", "/etc/wireguard",
+  "/etc/openvpn", "/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets", "/etc/ipsec.secrets", "/etc/ipsec.d/private",
+  "/etc/krb5.keytab", "/etc/sssd", "/etc/ldap.secret", "/etc/postfix/sasl_passwd", "/etc/exim4/passwd.client",
+  "/etc/mysql/debian.cnf", "/etc/apt/auth.conf", "/etc/apt/auth.conf.d", "/etc/containers/auth.json",
+  "/etc/docker/key.json", "/etc/kubernetes", "/etc/rancher", "/etc/gitlab-runner",
+  "/Library/Keychains/System.keychain",
+  "~/.oci", "~/.config/doctl", "~/.fly",
+  "~/.config/git/credentials", "~/.config/glab-cli/config.yml", "~/.config/hub", "~/.npmrc", "~/.yarnrc.yml",
+  "~/.cargo/credentials", "~/.gem/credentials", "~/.m2/settings.xml", "~/.m2/settings-security.xml",
+  "~/.gradle/gradle.properties", "~/.composer/auth.json", "~/.config/composer/auth.json", "~/.hex/hex.config",
+  "~/.pgpass", "~/.my.cnf", "~/.bash_history", "~/.zsh_history", "~/.zsh_sessions",
+  "~/.local/share/fish/fish_history", "~/.psql_history", "~/.mysql_history", "~/.python_history",
+  "~/.node_repl_history",
+}
+
+-- What ":minimal" resolves to: binaries, libraries, system configuration, the dyld and framework trees
+-- on macOS, and the few device nodes every runtime opens; each a subtree with the entry's access.
+M.minimal = {
+  "/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/lib", "/usr/libexec", "/usr/share", "/lib", "/lib64",
+  "/etc", "/private/etc", "/System/Library", "/dev/null", "/dev/zero", "/dev/random", "/dev/urandom",
+}
+
+-- Protected names: a segment with one of these names, at any depth below a writable root, is not
+-- writable. ".git" counts whole in a bare profile; an assembled policy keeps only its hooks and config
+-- (in_roots) so git itself can commit (FIELD-NOTES, Codex #7071).
+M.names = { ".git", ".agents", ".codex", ".cordon", ".cordon.yaml" }
+
+-- Every write operation by name: a deny must name the operation an earlier allow named, because a rule
+-- on a specific operation is consulted before one on its wildcard parent (FIELD-NOTES, "Precedence").
+M.WRITE_OPS = {
+  "file-write*", "file-write-data", "file-write-create", "file-write-unlink", "file-write-mode",
+  "file-write-owner", "file-write-setugid", "file-write-times", "file-write-xattr", "file-write-flags",
+  "file-write-acl", "file-write-finderinfo",
+}
+
+-- Relative to every writable root (the workdir, each --add-dirs). A third field is a regex tail after
+-- the path (the submodule repositories); the last is why. `platform` limits an entry to one target.
+-- The .git entries are Seatbelt's: on Linux the gate's git layout rules keep the hooks and config of
+-- every git directory, at any depth, and let a config written inside change only git_safe_keys (so
+-- `git config user.email`, `git remote add` and `git push -u` work); a deny here would beat them.
+M.in_roots = {
+  { "subpath", ".git/hooks", "git runs hooks on commit, checkout and merge, outside any sandbox", platform = "darwin" },
+  { "literal", ".git/config", "core.hooksPath, core.fsmonitor, aliases and filter drivers run commands",
+    platform = "darwin" },
+  { "literal", ".git/config.worktree", "per-worktree git config: same powers as .git/config", platform = "darwin" },
+  -- On Linux the gate refuses a repository assembled out of parts (docs/linux-gate.md), which is what a
+  -- planted commondir needs; Seatbelt has no such rule, so there the file itself is kept.
+  { "literal", ".git/commondir", "would move where git reads hooks and config from", platform = "darwin" },
+  { "regex", ".git/modules", "/.+/(hooks(/|$)|config$|config\\.worktree$)", "hooks and config of submodule repositories",
+    platform = "darwin" },
+  { "regex", ".git/worktrees", "/[^/]+/config\\.worktree$", "per-worktree config of linked worktrees",
+    platform = "darwin" },
+  { "literal", ".envrc", "direnv evaluates it in the user's shell on cd" },
+  { "literal", ".cordon.yaml", "cordon's workdir config: once trusted, an edit would widen the next policy" },
+  { "subpath", ".cordon", "cordon's per-workdir state" },
+  { "literal", ".vscode/tasks.json", "VS Code runs tasks (some automatically on folder open)" },
+  { "literal", ".vscode/launch.json", "VS Code debug launch commands" },
+  { "literal", ".vscode/settings.json", "workspace settings can point tools and terminals at executables" },
+  { "subpath", ".idea/runConfigurations", "JetBrains run configurations execute commands" },
+  { "literal", ".idea/workspace.xml", "JetBrains workspace file holds run configurations too" },
+}
+
+-- Start-up and login files under HOME: a shell, an editor or the login session runs what they say.
+-- Assembled policies keep them read-only through the tree (guard.lua, protect.home_exclusion); the
+-- permission profiles carry them as "~/" protected entries, so a session never approves a write on one
+-- and a Linux compile from a bare profile keeps them read-only where a writable root holds HOME.
+M.in_home = {
+  { "literal", ".bashrc" }, { "literal", ".bash_profile" }, { "literal", ".bash_login" },
+  { "literal", ".bash_logout" }, { "literal", ".profile" }, { "literal", ".zshrc" }, { "literal", ".zshenv" },
+  { "literal", ".zprofile" }, { "literal", ".zlogin" }, { "literal", ".zlogout" }, { "literal", ".kshrc" },
+  { "literal", ".cshrc" }, { "literal", ".tcshrc" }, { "literal", ".inputrc" }, { "literal", ".envrc" },
+  { "subpath", ".config/fish" }, { "literal", ".gitconfig" }, { "literal", ".config/git/config" },
+  { "literal", ".ssh/authorized_keys" }, { "literal", ".ssh/rc" }, { "literal", ".ssh/config" },
+  { "subpath", "Library/LaunchAgents" }, { "subpath", ".config/autostart" }, { "subpath", ".config/systemd/user" },
+}
+
+
+-- A profile's protected entries: the names, then "/REL" for each path of in_roots (a regex entry is
+-- already inside the protected name .git), then "~/REL" for each of in_home.
+function M.protected()
+  local out = {}
+  for _, n in ipairs(M.names) do out[#out + 1] = n end
+  for _, e in ipairs(M.in_roots) do if e[1] ~= "regex" then out[#out + 1] = "/" .. e[2] end end
+  for _, e in ipairs(M.in_home) do out[#out + 1] = "~/" .. e[2] end
+  return out
+end
+
+-- The standard profiles as data, one per name: the filesystem kind, the grants (a special and its
+-- access, each a subtree) and the network; a restricted filesystem also denies every secret. C builds
+-- them from this (src/core/profile_std.c, cordon.profile.standard).
+M.shapes = {
+  ["read-only"] = { filesystem = "restricted", network = "restricted", grants = { { ":root", "read" } } },
+  ["workspace-write"] = {
+    filesystem = "restricted", network = "restricted",
+    grants = { { ":root", "read" }, { ":workspace_roots", "write" }, { ":tmpdir", "write" }, { ":slash_tmp", "write" } },
+  },
+  ["danger-full-access"] = { filesystem = "unrestricted", network = "enabled", grants = {} },
+}
+
+return M
