@@ -48,6 +48,8 @@ typedef struct {
   double deadline;        /* CLOCK_MONOTONIC seconds */
   char where[160];        /* "file:line: " of the running script line, set by the hook */
   size_t copy_items, copy_bytes;  /* result copy accounting */
+  long long budget_total;         /* the instructions given at the start */
+  double seconds_left;            /* wall time left over every call made so far */
 } sandbox;
 
 /* The sandboxed state lives in a userdata of the caller, so that a Lua error raised in the caller
@@ -55,6 +57,7 @@ typedef struct {
 typedef struct {
   lua_State *S;
   sandbox sb;
+  int entries;  /* registry ref in S of the prelude's table of entry points, or LUA_NOREF */
 } sandbox_box;
 
 #define SANDBOX_BOX "cordon.SandboxState"
@@ -422,6 +425,18 @@ static int box_tostring(lua_State *L) {
   return 1;
 }
 
+static int state_run(lua_State *L);
+static int state_call(lua_State *L);
+static int state_stats(lua_State *L);
+
+static const luaL_Reg state_methods[] = {
+  {"run", state_run},
+  {"call", state_call},
+  {"stats", state_stats},
+  {"close", box_close},
+  {NULL, NULL},
+};
+
 static const luaL_Reg box_meta[] = {
   {"__gc", box_close},
   {"__close", box_close},
@@ -457,38 +472,55 @@ static int finish_fail(lua_State *L, sandbox_box *box, const char *code, const c
   return cordon_lua_fail(L, code, "%s", lua_tostring(L, -1));
 }
 
-/* run(code, chunkname [, {instructions=, memory=, seconds=, globals=, prelude=}])
- *   -> value, stats | nil, msg, code
- * `prelude` is trusted Lua text run first in the same fenced state (helper functions for the script). */
-static int l_run(lua_State *L) {
-  size_t len;
-  const char *code = luaL_checklstring(L, 1, &len);
-  const char *name = cordon_lua_optstring(L, 2, "=sandbox");
-  if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
-  long long budget = opt_positive(L, 3, "instructions", SANDBOX_DEFAULT_INSTRUCTIONS);
-  long long memory = opt_positive(L, 3, "memory", SANDBOX_DEFAULT_MEMORY);
+/* "file:line" of the function `level` calls up from the caller, or nil: handed to the prelude only, so
+ * its helpers can record where a script called them (the sandbox has no debug library). */
+static int l_where(lua_State *S) {
+  lua_Debug ar;
+  lua_Integer level = luaL_optinteger(S, 1, 1);
+  if (level < 0 || level > 64 || !lua_getstack(S, (int)level, &ar) || !lua_getinfo(S, "Sl", &ar) || ar.currentline <= 0)
+    return 0;
+  lua_pushfstring(S, "%s:%d", ar.short_src, ar.currentline);
+  return 1;
+}
+
+/* The code of a failed pcall in S. */
+static const char *failure_code(sandbox *sb, int st) {
+  if (sb->exhausted) return "budget_exceeded";
+  return (st == LUA_ERRMEM || sb->refused) ? "memory_exceeded" : "lua_error";
+}
+
+/* Pushes a box holding a new fenced state made from the options at index `o` (0: none). Returns 0, or
+ * the number of values of the failure triple it pushed instead. The prelude, when given, runs with
+ * the position helper (l_where) as its argument; a table it returns is kept as the state's entry points,
+ * out of the script's reach. */
+static int open_box(lua_State *L, int o, sandbox_box **out) {
+  long long budget = opt_positive(L, o, "instructions", SANDBOX_DEFAULT_INSTRUCTIONS);
+  long long memory = opt_positive(L, o, "memory", SANDBOX_DEFAULT_MEMORY);
   double seconds = SANDBOX_DEFAULT_SECONDS;
   int globals = 0;
   const char *prelude = NULL;
   size_t prelude_len = 0;
-  if (!lua_isnoneornil(L, 3)) {
-    if (lua_getfield(L, 3, "prelude") == LUA_TSTRING) prelude = lua_tolstring(L, -1, &prelude_len);
+  if (o) {
+    if (lua_getfield(L, o, "prelude") == LUA_TSTRING) prelude = lua_tolstring(L, -1, &prelude_len);
     else if (!lua_isnil(L, -1)) luaL_error(L, "sandbox option 'prelude' must be a string");
-    lua_getfield(L, 3, "seconds");
+    lua_getfield(L, o, "seconds");
     seconds = luaL_optnumber(L, -1, SANDBOX_DEFAULT_SECONDS);
     if (!(seconds > 0)) luaL_error(L, "sandbox option 'seconds' must be positive");
-    if (lua_getfield(L, 3, "globals") == LUA_TTABLE) globals = lua_gettop(L);
+    if (lua_getfield(L, o, "globals") == LUA_TTABLE) globals = lua_gettop(L);
     else if (!lua_isnil(L, -1)) luaL_error(L, "sandbox option 'globals' must be a table");
   }
 
   sandbox_box *box = lua_newuserdatauv(L, sizeof *box, 0);
   memset(box, 0, sizeof *box);
-  cordon_lua_newclass(L, SANDBOX_BOX, NULL, box_meta);
+  cordon_lua_newclass(L, SANDBOX_BOX, state_methods, box_meta);
   lua_setmetatable(L, -2);
+  *out = box;
   sandbox *sb = &box->sb;
-  sb->budget = budget;
+  sb->budget = sb->budget_total = budget;
   sb->limit = (size_t)memory;
+  sb->seconds_left = seconds;
   sb->deadline = now_seconds() + seconds;
+  box->entries = LUA_NOREF;
 
   box->S = lua_newstate(sandbox_alloc, sb);
   lua_State *S = box->S;
@@ -502,57 +534,199 @@ static int l_run(lua_State *L) {
     if (lua_pcall(S, 1, 0, 0) != LUA_OK) return finish_fail(L, box, "memory_exceeded", "globals exceed the memory limit");
     if (args.why) return finish_fail(L, box, "bad_result", args.why);
   }
-
-  if (len >= 1 && code[0] == LUA_SIGNATURE[0])
-    return finish_fail(L, box, "lua_syntax", "precompiled chunks are refused; give Lua source text");
   /* The hook is installed before anything runs and stays until lua_close. */
   lua_sethook(S, budget_hook, LUA_MASKCOUNT, SANDBOX_HOOK_STEP);
-  int st;
   if (prelude) {
-    st = luaL_loadbufferx(S, prelude, prelude_len, "=prelude", "t");
-    if (st == LUA_OK) st = lua_pcall(S, 0, 0, 0);
+    int st = luaL_loadbufferx(S, prelude, prelude_len, "=prelude", "t");
+    if (st == LUA_OK) {
+      lua_pushcfunction(S, l_where);
+      st = lua_pcall(S, 1, 1, 0);
+    }
     if (st != LUA_OK) {
       push_error_text(L, S);
-      return finish_fail(L, box, sb->exhausted ? "budget_exceeded" : st == LUA_ERRMEM ? "memory_exceeded" : "lua_error",
-                         lua_tostring(L, -1));
+      return finish_fail(L, box, failure_code(sb, st), lua_tostring(L, -1));
     }
+    if (lua_type(S, -1) == LUA_TTABLE) box->entries = luaL_ref(S, LUA_REGISTRYINDEX);
+    else lua_pop(S, 1);
   }
-  st = luaL_loadbufferx(S, code, len, name, "t");
-  if (st != LUA_OK) {
-    push_error_text(L, S);
-    return finish_fail(L, box, st == LUA_ERRMEM ? "memory_exceeded" : "lua_syntax", lua_tostring(L, -1));
-  }
-  st = lua_pcall(S, 0, 1, 0);
-  if (st != LUA_OK) {
-    push_error_text(L, S);
-    const char *ecode = sb->exhausted ? "budget_exceeded"
-                      : (st == LUA_ERRMEM || sb->refused) ? "memory_exceeded" : "lua_error";
-    return finish_fail(L, box, ecode, lua_tostring(L, -1));
-  }
-  if (lua_isnil(S, -1)) return finish_fail(L, box, "no_result", "the script returned no value");
+  return 0;
+}
 
-  /* No collection (hence no finalizer, hence no script code) may run while the result is walked. */
+/* Copies the value at S's stack top onto L; on failure closes the state and pushes the triple. Returns
+ * 1 when copied, else the number of values pushed. The copy walks raw tables only, with collection
+ * stopped, so no code of the script runs meanwhile. */
+static int copy_out(lua_State *L, sandbox_box *box) {
+  lua_State *S = box->S;
+  sandbox *sb = &box->sb;
   lua_gc(S, LUA_GCSTOP);
   copy_state c = {sb, NULL};
   sb->copy_items = sb->copy_bytes = 0;  /* the globals copied in do not count against the result */
   int top = lua_gettop(L);
-  if (!copy_value(L, S, -1, 0, &c)) {
+  bool ok = copy_value(L, S, -1, 0, &c);
+  lua_gc(S, LUA_GCRESTART);
+  lua_pop(S, 1);
+  if (!ok) {
     lua_settop(L, top);
-    return finish_fail(L, box, "bad_result", c.why);
+    return -finish_fail(L, box, "bad_result", c.why);
   }
+  return 1;
+}
+
+static void push_stats(lua_State *L, sandbox *sb) {
   lua_createtable(L, 0, 2);
-  lua_pushinteger(L, (lua_Integer)(budget - (sb->budget > 0 ? sb->budget : 0)));
+  lua_pushinteger(L, (lua_Integer)(sb->budget_total - (sb->budget > 0 ? sb->budget : 0)));
   lua_setfield(L, -2, "instructions");
   lua_pushinteger(L, (lua_Integer)sb->used);
   lua_setfield(L, -2, "memory");
-  lua_gc(S, LUA_GCRESTART);
-  lua_close(S);
+}
+
+/* Runs the function below `nargs` arguments on S's stack under the remaining time, leaving one result;
+ * on failure closes the state and returns the count of the pushed triple (else 0). */
+static int protected_call(lua_State *L, sandbox_box *box, int nargs) {
+  sandbox *sb = &box->sb;
+  double start = now_seconds();
+  sb->deadline = start + sb->seconds_left;
+  int st = lua_pcall(box->S, nargs, 1, 0);
+  sb->seconds_left -= now_seconds() - start;
+  if (sb->seconds_left <= 0) sb->seconds_left = 1e-9;  /* the next call times out at once */
+  if (st == LUA_OK) return 0;
+  push_error_text(L, box->S);
+  return finish_fail(L, box, failure_code(sb, st), lua_tostring(L, -1));
+}
+
+/* Pushes onto S the entry point `name` of the prelude's table, or raises (misuse) when there is none. */
+static void push_entry(lua_State *L, sandbox_box *box, const char *name) {
+  lua_State *S = box->S;
+  if (box->entries == LUA_NOREF) luaL_error(L, "this sandbox state has no entry points (its prelude returned none)");
+  lua_rawgeti(S, LUA_REGISTRYINDEX, box->entries);
+  lua_pushstring(S, name);
+  lua_rawget(S, -2);
+  lua_remove(S, -2);
+  if (lua_type(S, -1) != LUA_TFUNCTION) {
+    lua_pop(S, 1);
+    luaL_error(L, "the sandbox has no entry point '%s'", name);
+  }
+}
+
+static sandbox_box *check_open(lua_State *L) {
+  sandbox_box *box = luaL_checkudata(L, 1, SANDBOX_BOX);
+  if (!box->S) luaL_error(L, "the sandbox state is closed (it failed or was closed)");
+  return box;
+}
+
+/* Loads text chunk `code` named `name` into S and leaves it on S's stack; else closes and pushes the triple. */
+static int load_chunk(lua_State *L, sandbox_box *box, const char *code, size_t len, const char *name) {
+  if (len >= 1 && code[0] == LUA_SIGNATURE[0])
+    return finish_fail(L, box, "lua_syntax", "precompiled chunks are refused; give Lua source text");
+  int st = luaL_loadbufferx(box->S, code, len, name, "t");
+  if (st == LUA_OK) return 0;
+  push_error_text(L, box->S);
+  return finish_fail(L, box, st == LUA_ERRMEM ? "memory_exceeded" : "lua_syntax", lua_tostring(L, -1));
+}
+
+/* state:run(code, chunkname [, entry]) -> value | nil, msg, code: runs the chunk, or with `entry` calls
+ * that entry point with the loaded chunk as its argument. Its first result is copied out as plain data. */
+static int state_run(lua_State *L) {
+  sandbox_box *box = check_open(L);
+  size_t len;
+  const char *code = luaL_checklstring(L, 2, &len);
+  const char *name = cordon_lua_optstring(L, 3, "=sandbox");
+  const char *entry = cordon_lua_optstring(L, 4, NULL);
+  int n;
+  if (entry) push_entry(L, box, entry);
+  if ((n = load_chunk(L, box, code, len, name))) return n;
+  if ((n = protected_call(L, box, entry ? 1 : 0))) return n;
+  n = copy_out(L, box);
+  return n > 0 ? n : -n;
+}
+
+/* Copies the caller's argument (plain data) onto S inside a protected call. */
+typedef struct {
+  lua_State *L;
+  int index;
+  sandbox *sb;
+  const char *why;
+} copy_in_args;
+
+static int copy_in(lua_State *S) {
+  copy_in_args *a = lua_touserdata(S, 1);
+  copy_state c = {a->sb, NULL};
+  a->sb->copy_items = a->sb->copy_bytes = 0;
+  if (!copy_value(S, a->L, a->index, 0, &c)) {
+    a->why = c.why ? c.why : "cannot copy the argument";
+    return 0;
+  }
+  return 1;
+}
+
+/* state:call(entry, value) -> value | nil, msg, code: calls an entry point with a copy of `value`. */
+static int state_call(lua_State *L) {
+  sandbox_box *box = check_open(L);
+  const char *entry = cordon_lua_checkstring(L, 2);
+  lua_settop(L, 3);
+  lua_State *S = box->S;
+  push_entry(L, box, entry);
+  copy_in_args a = {L, 3, &box->sb, NULL};
+  lua_pushcfunction(S, copy_in);
+  lua_pushlightuserdata(S, &a);
+  if (lua_pcall(S, 1, 1, 0) != LUA_OK) return finish_fail(L, box, "memory_exceeded", "the argument exceeds the memory limit");
+  if (a.why) return finish_fail(L, box, "bad_result", a.why);
+  int n = protected_call(L, box, 1);
+  if (n) return n;
+  n = copy_out(L, box);
+  return n > 0 ? n : -n;
+}
+
+/* state:stats() -> { instructions = used so far, memory = bytes in use } */
+static int state_stats(lua_State *L) {
+  sandbox_box *box = luaL_checkudata(L, 1, SANDBOX_BOX);
+  push_stats(L, &box->sb);
+  return 1;
+}
+
+/* open({instructions=, memory=, seconds=, globals=, prelude=}) -> SandboxState | nil, msg, code: a state
+ * that keeps what the script defined between calls (its hooks), one budget for all of them. */
+static int l_open(lua_State *L) {
+  int o = 0;
+  if (!lua_isnoneornil(L, 1)) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    o = 1;
+  }
+  sandbox_box *box;
+  int n = open_box(L, o, &box);
+  if (n) return n;
+  return 1;
+}
+
+/* run(code, chunkname [, {instructions=, memory=, seconds=, globals=, prelude=}])
+ *   -> value, stats | nil, msg, code
+ * `prelude` is trusted Lua text run first in the same fenced state (helper functions for the script). */
+static int l_run(lua_State *L) {
+  size_t len;
+  const char *code = luaL_checklstring(L, 1, &len);
+  const char *name = cordon_lua_optstring(L, 2, "=sandbox");
+  int o = 0;
+  if (!lua_isnoneornil(L, 3)) {
+    luaL_checktype(L, 3, LUA_TTABLE);
+    o = 3;
+  }
+  sandbox_box *box;
+  int n = open_box(L, o, &box);
+  if (n) return n;
+  if ((n = load_chunk(L, box, code, len, name))) return n;
+  if ((n = protected_call(L, box, 0))) return n;
+  if (lua_isnil(box->S, -1)) return finish_fail(L, box, "no_result", "the script returned no value");
+  n = copy_out(L, box);
+  if (n < 0) return -n;
+  push_stats(L, &box->sb);
+  lua_close(box->S);
   box->S = NULL;
   return 2;
 }
 
 static const luaL_Reg sandbox_funcs[] = {
   {"run", l_run},
+  {"open", l_open},
   {NULL, NULL},
 };
 

@@ -174,7 +174,9 @@ t.test("a profile script returns IR rules, with helpers and a source per rule", 
   t.eq(#rules, 3)
   t.same(rules[1].filters, { { "subpath", "/h/tools" } })
   t.eq(rules[1].comment, "tools live here")
-  t.eq(rules[1].source, "/p/extra.lua: rule 1")
+  t.eq(rules[1].source, "/p/extra.lua:2", "a helper-made rule names the line of its allow call")
+  t.eq(rules[2].source, "/p/extra.lua:3")
+  t.eq(rules[3].source, "/p/extra.lua: rule 3", "a plain table rule has only its index")
   t.same(rules[2].filters, { { "remote", "tcp", "*:22" } })
   t.same(rules[3].filters, { { "require-not", { "literal", "/x" } } })
   t.same(rules[2].modifiers, {})
@@ -185,13 +187,15 @@ t.test("parameters are accepted as filter arguments", function()
   t.same(rules[1].filters[1], { "subpath", { param = "HOME_DIR" } })
 end)
 
-t.test("bad rules are reported with the file and the rule index", function()
+t.test("bad rules are reported with the line of their allow/deny call, or a plain table's index", function()
   local cases = {
-    { "return { allow { 'file-read*', subpath 'rel' } }", "p.lua: rule 1 filter 1 (subpath) argument 1 must be an absolute path" },
+    { "return { allow { 'file-read*', subpath 'rel' } }", "p.lua:1: allow filter 1 (subpath) argument 1 must be an absolute path" },
+    { "local r = {}\nr[1] = deny { 'file-read*',\n literal 'x' }\nreturn r", "p.lua:2: deny filter 1 (literal)" },
     { "return { { action = 'allow', ops = {} } }", "p.lua: rule 1: ops must be a non-empty list" },
     { "return { allow {'x'}, { action = 'permit', ops = { 'x' } } }", "p.lua: rule 2: action must be" },
+    { "return { allow { 'file read' } }", "p.lua:1: allow: operation 1 is not a valid operation name" },
     { "return { 1 }", "p.lua: rule 1 must be a table" },
-    { "return 1", "p.lua: the script must return a list of rules" },
+    { "return 1", "p.lua: the script's result must be a list of rules" },
     { "return { allow { 'file-read*', literal '/a\\nb' } }", "control character" },
     { "return { allow { 'file read' } }", "not a valid operation name" },
     { "return { { action = 'allow', ops = { 'x' }, extra = 1 } }", "unknown field extra" },
