@@ -8,7 +8,9 @@
 --      backend's rules: workdir, tmp and network access per --profile/--mode);
 --   5. inside granted roots, HOME's secrets and persistence paths keep the tree's decision (guard.lua);
 --      protected-metadata denies inside writable roots, and what the repositories' git config runs;
---   6. each --append-profile, in the order given;
+--   6. each --append-profile, in the order given, then each --script; then the rules on_rules hooks
+--      add (a profile script's top level runs with selection, its on_profile hook before step 4's
+--      section: cordon.scripts);
 --   7. final denies protecting the appended profiles, the config files and cordon's own directories;
 --   8. the sandbox's own caches (caches.lua): the one hole in cordon's state, so it comes last.
 -- A writable root that holds HOME grants none of HOME's dot-entries (protect.home_exclusion).
@@ -178,16 +180,11 @@ local function ensure_newline(s)
   return s .. "\n"
 end
 
--- An appended profile: SBPL text as is, or a restricted Lua profile script compiled to IR and written.
-local function appended_text(path, req)
-  if path:sub(-4) == ".lua" then
-    local luaprofile = require "cordon.luaprofile"
-    -- The script sees the policy's own view: HOME and workdir as the target platform names them.
-    local rules, err, code = luaprofile.load(path, { home = req.home, workdir = req.workdir, platform = req.platform })
-    if not rules then return nil, err, code end
-    return write_rules(rules)
-  end
-  local text, err, code = require("cordon.c.sys").readfile(path, 4 << 20)
+-- An appended profile: SBPL text as is, or the rules of a profile script (which cordon.scripts ran).
+local function appended_text(a, run)
+  local scripts = require "cordon.scripts"
+  if scripts.is_script(a) then return scripts.appended_text(run, a) end
+  local text, err, code = require("cordon.c.sys").readfile(a.host, 4 << 20)
   if not text then return nil, err, code end
   return text
 end
@@ -311,9 +308,13 @@ function M.assemble(opts)
   local tree
   tree, err, code = require("cordon.fragments").load { profiles_dir = req.profiles_dir }
   if not tree then return nil, err, code end
-  local sel
-  sel, err, code = require("cordon.select").resolve(tree, req)
-  if not sel then return nil, err, code end
+  -- Selection, with the top level of every profile script run and its actions applied (cordon.scripts).
+  local scripts = require "cordon.scripts"
+  local run
+  run, err, code = scripts.start(tree, req)
+  if not run then return nil, err, code end
+  local sel = run.sel
+  req = run.req
 
   local params, add_param = param_list()
   add_param("HOME_DIR", req.home)
@@ -402,6 +403,8 @@ function M.assemble(opts)
   local prof
   prof, err, code = M.assembly_profile(req.profile_name, req.network, req.session_profile)
   if not prof then return nil, err, code end
+  prof, err, code = scripts.on_profile(run, prof)
+  if not prof then return nil, err, code end
   if req.workdir then
     local text
     text, err, code = write_rules { ancestor_rule(req.workdir, "workdir " .. req.workdir) }
@@ -448,10 +451,19 @@ function M.assemble(opts)
   end
 
   for _, a in ipairs(req.append_profile) do
-    text, err, code = appended_text(a.host, req)
+    text, err, code = appended_text(a, run)
     if not text then return nil, err, code end
-    section(a.path, "--append-profile (" .. a.source .. ")", text)
+    section(a.path, (a.script and "--script (" or "--append-profile (") .. a.source .. ")", text)
   end
+
+  -- on_rules hooks add their rules here: after every other rule, before the denies that keep cordon's
+  -- own inputs read-only, which no script may open.
+  local added
+  added, err, code = scripts.on_rules(run, table.concat(chunks), params, function(source)
+    return Assembled.locate({ sources = sources }, source)
+  end)
+  if not added then return nil, err, code end
+  for _, a in ipairs(added) do section(a.name, a.reason, a.text) end
 
   text, err, code = write_rules(protect.final_rules(req, M.WRITE_OPS))
   if not text then return nil, err, code end
@@ -474,10 +486,12 @@ function M.assemble(opts)
   local ws = req.workspace or {}
   for name, value in pairs(ws.env or {}) do defaults[name], default_from[name] = value, ws.env_from[name] end
   local env
-  env, err, code = build_env(req, defaults, caches.env)
+  local set, set_from = scripts.env(run, caches.env, caches.env_from)
+  env, err, code = build_env(req, defaults, set)
   if not env then return nil, err, code end
   env.default_sources = default_from
-  env.set_sources = caches.env_from
+  env.set_sources = set_from
+  scripts.finish(run)
 
   return setmetatable({
     text = full,
@@ -505,6 +519,7 @@ function M.assemble(opts)
     config = req.config,
     tree_root = tree.root,
     request = req,
+    scripts = scripts.report(run),
   }, Assembled)
 end
 
