@@ -272,7 +272,8 @@ function Assembled:locate(source)
   local at
   for _, s in ipairs(self.sources) do if s.line <= line then at = s end end
   if not at then return nil end
-  return at.name .. ":" .. (line - at.line)
+  -- a profile script's rule names the line of the script that made it
+  return at.lines and at.lines[line - at.line] or (at.name .. ":" .. (line - at.line))
 end
 
 -- What the repositories' git config makes git run, inside the writable roots (policy paths), and notes
@@ -330,13 +331,16 @@ function M.assemble(opts)
       line, pos = line + 1, nl + 1
     end
   end
-  local function section(name, reason, text)
-    sources[#sources + 1] = { name = name, reason = reason, line = line }
+  local function section(name, reason, text, lines)
+    sources[#sources + 1] = { name = name, reason = reason, line = line, lines = lines }
     emit(";; Source: " .. name .. "\n")
     emit(ensure_newline(text))
   end
 
-  for _, s in ipairs(sel.fragments) do section(s.name, s.reason, tree.byname[s.name].text) end
+  for _, s in ipairs(sel.fragments) do
+    local frag = tree.byname[s.name]
+    section(s.name, s.reason, frag.text, frag.script_lines)
+  end
   local tree_text = table.concat(chunks)
   for _, kv in ipairs(protect.params(req, tree_text)) do add_param(kv[1], kv[2]) end
 
@@ -451,9 +455,10 @@ function M.assemble(opts)
   end
 
   for _, a in ipairs(req.append_profile) do
-    text, err, code = appended_text(a, run)
-    if not text then return nil, err, code end
-    section(a.path, (a.script and "--script (" or "--append-profile (") .. a.source .. ")", text)
+    local lines
+    text, lines, code = appended_text(a, run)
+    if not text then return nil, lines, code end
+    section(a.path, (a.script and "--script (" or "--append-profile (") .. a.source .. ")", text, lines)
   end
 
   -- on_rules hooks add their rules here: after every other rule, before the denies that keep cordon's
@@ -463,7 +468,7 @@ function M.assemble(opts)
     return Assembled.locate({ sources = sources }, source)
   end)
   if not added then return nil, err, code end
-  for _, a in ipairs(added) do section(a.name, a.reason, a.text) end
+  for _, a in ipairs(added) do section(a.name, a.reason, a.text, a.lines) end
 
   text, err, code = write_rules(protect.final_rules(req, M.WRITE_OPS))
   if not text then return nil, err, code end

@@ -47,15 +47,22 @@ function M.context(req, sel)
   return ctx
 end
 
--- A script's rules as SBPL, each with a comment naming the line that made it.
+-- A script's rules as SBPL, each with a comment naming the line that made it. Returns the text and a
+-- map from each of its lines (1-based) to that file:line, so a decision names the script's own line.
 function M.write(rules)
-  local out = {}
+  local writer = require "cordon.c.writer"
+  local parts, lines, n = {}, {}, 0
   for i, r in ipairs(rules) do
-    out[i] = { action = r.action, ops = r.ops, filters = r.filters, modifiers = r.modifiers,
-               comment = r.comment and (r.comment .. " (" .. r.source .. ")") or ("from " .. r.source) }
+    local text, err, code = writer.write { { action = r.action, ops = r.ops, filters = r.filters, modifiers = r.modifiers,
+      comment = r.comment and (r.comment .. " (" .. r.source .. ")") or ("from " .. r.source) } }
+    if not text then return nil, err, code end
+    parts[i] = text
+    for _ in text:gmatch("\n") do
+      n = n + 1
+      lines[n] = r.source
+    end
   end
-  if #out == 0 then return "" end
-  return require("cordon.c.writer").write(out)
+  return table.concat(parts), lines
 end
 
 -- Steps 1–3. Returns { req, sel, list = { Script … } } (req a copy when actions changed it), or nil,
@@ -110,10 +117,9 @@ function M.start(tree, req)
     end
   end
   for name, script in pairs(run.byname) do
-    local text
-    text, err, code = M.write(script.rules)
-    if not text then return nil, err, code end
-    tree.byname[name].text = text
+    local text, lines = M.write(script.rules)
+    if not text then return nil, lines, "invalid_request" end
+    tree.byname[name].text, tree.byname[name].script_lines = text, lines
   end
   return run
 end
@@ -202,16 +208,15 @@ function M.on_rules(run, text, params, locate)
     for _, st in ipairs(steps) do
       local added, derr = diff.rules(list, st.value, st.at)
       if not added then return nil, derr, "lua_profile" end
-      local written
-      written, err, code = M.write(added)
-      if not written then return nil, err, code end
+      local written, lines = M.write(added)
+      if not written then return nil, lines, "invalid_request" end
       local sources = {}
       for i, r in ipairs(added) do sources[i] = r.source end
       run.changes[#run.changes + 1] = { hook = "on_rules", at = st.at, added = sources,
                                         changes = { #added .. (#added == 1 and " rule" or " rules") .. " added" } }
       if #added > 0 then
         sections[#sections + 1] = { name = "script " .. st.at .. " (on_rules)", reason = "rules added by on_rules",
-                                    text = written }
+                                    text = written, lines = lines }
       end
       list = {}
       for i, r in ipairs(st.value) do
