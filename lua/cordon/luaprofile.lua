@@ -161,6 +161,7 @@ local function context_of(opts)
   ctx.home = ctx.home or opts.home or sys.home()
   ctx.workdir = ctx.workdir or opts.workdir
   ctx.platform = ctx.platform or opts.platform or sys.platform()
+  for _, k in ipairs { "command", "apps", "integrations", "env" } do ctx[k] = ctx[k] or {} end
   return ctx
 end
 

@@ -21,7 +21,7 @@
  * booleans) with caps on depth and size; functions, userdata and threads are refused.
  *
  * Failures: nil, "code: message", code with code one of lua_syntax, lua_error, budget_exceeded,
- * memory_exceeded, bad_result, no_result. See docs/lua-profiles.md. */
+ * memory_exceeded, bad_result, no_result. See docs/profile-scripts.md. */
 #include "lua/lutil.h"
 
 #include <lualib.h>

@@ -212,7 +212,7 @@ local function lint_with_preludes(path, text, preludes, params, opts)
   return out
 end
 
--- A Lua profile script (docs/lua-profiles.md) runs in its sandbox, as `--append-profile` runs it; the
+-- A Lua profile script (docs/profile-scripts.md) runs in its sandbox, as `--append-profile` runs it; the
 -- rules it returns are written as SBPL, one after another, and linted there. Each finding is placed at
 -- "FILE.lua: rule N", the rule that caused it (the same name a decision shows).
 local function lint_lua_profile(path, params)
