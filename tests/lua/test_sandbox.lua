@@ -161,6 +161,57 @@ t.test("misuse raises", function()
   t.ok(not pcall(sandbox.run, "return 1", "x", { globals = 3 }))
 end)
 
+-- A state kept open between calls (profile scripts' hooks) -------------------------------------------
+
+local PRELUDE = [[
+local where = ...
+local E = {}
+function E.main(chunk) return chunk() end
+function E.who() return "prelude" end
+function E.spin(n) local x = 0 for i = 1, n do x = x + i end return x end
+function E.line() return where(1) end
+function E.get(k) return _G[k] end
+return E
+]]
+
+t.test("an open state keeps what a script defined, and its entry points stay out of the script's reach", function()
+  local st = assert(sandbox.open { prelude = PRELUDE })
+  t.eq(st:run("who = function() return 'script' end; kept = 7; return 1", "@s.lua", "main"), 1)
+  t.eq(st:call("get", "kept"), 7, "a later call sees the script's globals")
+  t.eq(st:call("who"), "prelude", "a global of the same name does not replace the entry point")
+  t.eq(st:call("line"), "prelude:6", "the prelude gets where(level)")
+  t.ok(not pcall(st.call, st, "nope"), "an unknown entry point is misuse")
+  st:close()
+  t.ok(not pcall(st.call, st, "who"), "a closed state raises")
+end)
+
+t.test("every call of an open state spends one budget", function()
+  local st = assert(sandbox.open { prelude = PRELUDE, instructions = 200000 })
+  t.ok(st:call("spin", 20000))
+  local used = st:stats().instructions
+  t.ok(used >= 40000, "the first call was charged: " .. used)
+  t.ok(st:call("spin", 20000))
+  t.ok(st:stats().instructions >= 2 * 40000, "the second call adds to it")
+  local msg = t.fails("budget_exceeded", st:call("spin", 200000))
+  t.ok(msg:find("instruction budget exceeded", 1, true), msg)
+  t.ok(not pcall(st.call, st, "who"), "a failed state is closed")
+end)
+
+t.test("an open state's clock runs across calls, and a hook that spins is stopped", function()
+  local st = assert(sandbox.open { prelude = PRELUDE, instructions = 1 << 40, seconds = 0.2 })
+  local msg = t.fails("budget_exceeded", st:run("while true do end", "@spin.lua", "main"))
+  t.ok(msg:find("spin.lua:1: time limit exceeded", 1, true), msg)
+end)
+
+t.test("what a call returns is copied out as plain data only", function()
+  local st = assert(sandbox.open { prelude = PRELUDE })
+  t.ok(st:run("f = function() end; return true", "@s.lua", "main"))
+  local msg = t.fails("bad_result", st:call("get", "f"))
+  t.ok(msg:find("function", 1, true), msg)
+  st = assert(sandbox.open { prelude = PRELUDE })
+  t.fails("lua_syntax", st:run("\27Lua", "@b.lua", "main"))
+end)
+
 -- Lua profile scripts ---------------------------------------------------------------------------------
 
 t.test("a profile script returns IR rules, with helpers and a source per rule", function()
