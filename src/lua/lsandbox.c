@@ -173,7 +173,7 @@ static const luaL_Reg box_meta[] = {
 };
 
 static long long opt_positive(lua_State *L, int t, const char *key, long long dflt) {
-  if (lua_isnoneornil(L, t)) return dflt;
+  if (t == 0) return dflt;  /* no options table */
   lua_getfield(L, t, key);
   long long v = (long long)luaL_optinteger(L, -1, dflt);
   lua_pop(L, 1);
