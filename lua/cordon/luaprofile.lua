@@ -221,9 +221,12 @@ function Script:on_rules(rules)
       return fail("%s: on_rules must return the list of rules, got %s", s.at, type(s.value))
     end
     for i, r in ipairs(s.value) do
-      if type(r) == "table" and r.source == nil then
+      if type(r) ~= "table" then
+        return fail("%s: on_rules returned a list whose entry %d is a %s, not a rule", s.at, i, type(r))
+      end
+      if r.source == nil then
         local made = s.made and s.made[i] or s.at
-        local perr = M.check_rule(r, type(r) == "table" and r.action or "rule")
+        local perr = M.check_rule(r, r.action or "rule")
         if perr then return fail("%s: %s", made, perr) end
         r.source = made
         r.added = true

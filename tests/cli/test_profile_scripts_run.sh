@@ -42,6 +42,25 @@ grep -q secret "$tmp/out" && bad "on_rules deny: the key's content leaked" || ok
 run -- /bin/sh -c "cat '$tmp/s.lua' >/dev/null; echo x >>'$tmp/s.lua'" 2>/dev/null && bad "the script was written" || ok
 grep -q "^x$" "$tmp/s.lua" && bad "the script changed on disk" || ok
 
+# the same from a stage directory of the tree
+cp -r "$CORDON_SOURCE_DIR/profiles" tree
+cat >tree/40-shared/team.lua <<LUA
+setenv("TEAM_MODE", "from-the-tree")
+add_dir "$tmp/rw"
+on_rules(function(rules)
+  rules[#rules + 1] = deny { "file-read*", subpath(cordon.workdir .. "/vault") }
+  return rules
+end)
+LUA
+trun() { "$CORDON" run --no-config --workdir "$tmp/w" --profiles-dir "$tmp/tree" "$@"; }
+out=$(trun -- /bin/sh -c 'printf "%s\n" "$TEAM_MODE"' 2>"$tmp/err")
+[ "$out" = "from-the-tree" ] && ok || bad "a stage script's setenv: '$out' $(cat "$tmp/err")"
+trun -- /bin/sh -c "echo tree >'$tmp/rw/tree'" 2>"$tmp/err" && ok || bad "a stage script's add_dir: $(cat "$tmp/err")"
+[ "$(cat "$tmp/rw/tree" 2>/dev/null)" = tree ] && ok || bad "a stage script's add_dir: not on disk"
+trun -- /bin/sh -c "cat '$tmp/w/vault/key'" >"$tmp/out" 2>/dev/null && bad "a stage script's on_rules deny: read" || ok
+trun -- /bin/sh -c "echo x >>'$tmp/tree/40-shared/team.lua'" 2>/dev/null && bad "the tree's script was written" || ok
+grep -q "^x$" "$tmp/tree/40-shared/team.lua" && bad "the tree's script changed on disk" || ok
+
 run --dry-run -- /bin/sh -c true >"$tmp/out" 2>"$tmp/err" && ok || bad "dry run: $(cat "$tmp/err")"
 grep -qF "$tmp/rw" "$tmp/out" && ok || bad "dry run shows the add_dir grant"
 

@@ -127,6 +127,31 @@ t.test("enable, add_dir, add_dir_ro and setenv are applied and shown with their 
   has(text, "set MY_TOOL_MODE=sandboxed from " .. s .. ":4", "explain's environment")
 end)
 
+t.test("a stage directory's script acts and hooks like an appended one", function()
+  local dir = tree { ["40-shared/team.lua"] = table.concat({
+    'enable "docker"',
+    'add_dir_ro "/opt/ref"',
+    'setenv("TEAM", "yes")',
+    'on_profile(function(p) p.network = "restricted"; return p end)',
+    'on_rules(function(rules)',
+    '  rules[#rules + 1] = deny { "file-read*", subpath(cordon.workdir .. "/vault") }',
+    '  return rules',
+    'end)',
+  }, "\n") }
+  local p = assert(asm { profiles_dir = dir })
+  local at = dir .. "/40-shared/team.lua"
+  local docker
+  for _, f in ipairs(p.selection.fragments) do if f.feature == "docker" or f.name:find("docker") then docker = f end end
+  t.eq(docker and docker.reason, "enable: docker (script " .. at .. ":1)")
+  t.eq(p.grants[1].source, "script " .. at .. ":2")
+  t.eq(p.env.vars.TEAM, "yes")
+  t.eq(p.network, "restricted")
+  local verdict, rule = p:decide("file-read-data", tmp .. "/w/vault/k")
+  t.eq(verdict, "deny")
+  t.eq(p:locate(rule.source), at .. ":6")
+  t.eq(#explain.from_policy(p).scripts.hooks, 2)
+end)
+
 t.test("a tree script's enable selects an integration that is itself a script, which then runs", function()
   local dir = tree {
     ["40-shared/team.lua"] = 'enable "mytool"\nreturn {}\n',
@@ -219,6 +244,9 @@ t.test("on_rules may not change or drop an assembled rule, nor open cordon's own
   local change = script("change.lua", "on_rules(function(rules)\n  rules[1].action = 'allow'\n  rules[1].ops = { 'file*' }\n  return rules\nend)\nreturn {}\n")
   msg = t.fails("lua_profile", asm { scripts = { change } })
   t.ok(msg:find(change .. ":1: on_rules changed the rule from", 1, true), msg)
+  local junk = script("junk.lua", "on_rules(function(rules)\n  rules[#rules + 1] = 7\n  return rules\nend)\nreturn {}\n")
+  msg = t.fails("lua_profile", asm { scripts = { junk } })
+  t.ok(msg:find(junk .. ":1: on_rules returned a list whose entry", 1, true), msg)
   local open = script("open.lua", "on_rules(function(rules)\n  rules[#rules + 1] = allow { 'file-write*', subpath(cordon.home .. '/.config/cordon') }\n  return rules\nend)\nreturn {}\n")
   local p = assert(asm { scripts = { open } })
   t.eq(p:decide("file-write-data", tmp .. "/h/.config/cordon/trusted-workdirs"), "deny", "the final denies still win")
