@@ -322,18 +322,29 @@ static int protected_call(lua_State *L, sandbox_box *box, int nargs) {
   return finish_fail(L, box, failure_code(sb, st), lua_tostring(L, -1));
 }
 
-/* Pushes onto S the entry point `name` of the prelude's table, or raises (misuse) when there is none. */
-static void push_entry(lua_State *L, sandbox_box *box, const char *name) {
-  lua_State *S = box->S;
-  if (box->entries == LUA_NOREF) luaL_error(L, "this sandbox state has no entry points (its prelude returned none)");
-  lua_rawgeti(S, LUA_REGISTRYINDEX, box->entries);
+/* In S, protected (a lookup may allocate, and S may be at its memory limit): entries[name] or nil. */
+static int get_entry(lua_State *S) {
+  const char *name = lua_touserdata(S, 1);
+  lua_rawgeti(S, LUA_REGISTRYINDEX, (lua_Integer)lua_tointeger(S, 2));
   lua_pushstring(S, name);
   lua_rawget(S, -2);
-  lua_remove(S, -2);
+  return 1;
+}
+
+/* Pushes onto S the entry point `name` of the prelude's table. Returns 0, or the failure triple's count
+ * (the state closed); raises (misuse) when there is no such entry point. */
+static int push_entry(lua_State *L, sandbox_box *box, const char *name) {
+  lua_State *S = box->S;
+  if (box->entries == LUA_NOREF) luaL_error(L, "this sandbox state has no entry points (its prelude returned none)");
+  lua_pushcfunction(S, get_entry);
+  lua_pushlightuserdata(S, (void *)name);
+  lua_pushinteger(S, box->entries);
+  if (lua_pcall(S, 2, 1, 0) != LUA_OK) return finish_fail(L, box, "memory_exceeded", "the memory limit is reached");
   if (lua_type(S, -1) != LUA_TFUNCTION) {
     lua_pop(S, 1);
-    luaL_error(L, "the sandbox has no entry point '%s'", name);
+    return luaL_error(L, "the sandbox has no entry point '%s'", name);
   }
+  return 0;
 }
 
 static sandbox_box *check_open(lua_State *L) {
@@ -361,7 +372,7 @@ static int state_run(lua_State *L) {
   const char *name = cordon_lua_optstring(L, 3, "=sandbox");
   const char *entry = cordon_lua_optstring(L, 4, NULL);
   int n;
-  if (entry) push_entry(L, box, entry);
+  if (entry && (n = push_entry(L, box, entry))) return n;
   if ((n = load_chunk(L, box, code, len, name))) return n;
   if ((n = protected_call(L, box, entry ? 1 : 0))) return n;
   n = copy_out(L, box);
@@ -393,13 +404,14 @@ static int state_call(lua_State *L) {
   const char *entry = cordon_lua_checkstring(L, 2);
   lua_settop(L, 3);
   lua_State *S = box->S;
-  push_entry(L, box, entry);
+  int n = push_entry(L, box, entry);
+  if (n) return n;
   copy_in_args a = {L, 3, &box->sb, NULL};
   lua_pushcfunction(S, copy_in);
   lua_pushlightuserdata(S, &a);
   if (lua_pcall(S, 1, 1, 0) != LUA_OK) return finish_fail(L, box, "memory_exceeded", "the argument exceeds the memory limit");
   if (a.why) return finish_fail(L, box, "bad_result", a.why);
-  int n = protected_call(L, box, 1);
+  n = protected_call(L, box, 1);
   if (n) return n;
   n = copy_out(L, box);
   return n > 0 ? n : -n;

@@ -209,6 +209,14 @@ t.test("an open state's clock runs across calls, and a hook that spins is stoppe
   t.ok(msg:find("spin.lua:1: time limit exceeded", 1, true), msg)
 end)
 
+t.test("a call into a state at its memory limit fails with memory_exceeded, never a panic", function()
+  local st = assert(sandbox.open { prelude = PRELUDE, memory = 1 << 20 })
+  t.ok(st:run("pcall(function() for i = 1, 1e8 do big = { big } end end) return 1", "@fill.lua", "main"))
+  local v, msg, code = st:call("get", string.rep("k", 200000))
+  t.ok(v == nil or v == false, "nothing fits")
+  t.eq(code, "memory_exceeded", msg)
+end)
+
 t.test("what a call returns is copied out as plain data only", function()
   local st = assert(sandbox.open { prelude = PRELUDE })
   t.ok(st:run("f = function() end; return true", "@s.lua", "main"))
