@@ -14,8 +14,8 @@
 --   5. on_rules hooks see the rules assembled so far with their sources and may add rules, written
 --      in a section of their own before cordon's final denies and caches, which always come last.
 -- Every script, action and hook change is recorded for explain.
-local luaprofile = require "cordon.luaprofile"
-local actions = require "cordon.script_actions"
+-- The sandbox and the actions are loaded only when a script exists: the common run has none.
+local luaprofile, actions
 
 local M = {}
 
@@ -72,6 +72,7 @@ function M.start(tree, req)
   local sel, err, code = select.resolve(tree, req)
   if not sel then return nil, err, code end
   if not any_script(tree, req) then return { req = req, sel = sel, list = {} } end
+  luaprofile, actions = require "cordon.luaprofile", require "cordon.script_actions"
   local run = { req = actions.own_request(req), sel = sel, list = {}, byname = {}, appended = {}, changes = {} }
   local first = true
   while true do

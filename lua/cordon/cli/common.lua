@@ -28,7 +28,7 @@ M.spec = {
   { "append-profile", value = true, list = true, metavar = "FILE",
     help = "append an SBPL (.sb) or Lua (.lua) profile after everything else" },
   { "script", value = true, list = true, metavar = "FILE",
-    help = "run the Lua profile script FILE after everything else: rules, actions, hooks (docs/profile-scripts.md)" },
+    help = "a Lua profile script: its rules appended as --append-profile, its actions and hooks applied (docs/profile-scripts.md)" },
   { "profiles-dir", value = true, metavar = "DIR", help = "use the fragment tree in DIR instead of the built-in one" },
   { "platform", value = true, metavar = "OS", help = "target platform: darwin or linux (default: this machine)" },
   { "trust-workdir-config", help = "apply <workdir>/.cordon.yaml (ignored unless trusted)" },
