@@ -117,6 +117,14 @@ function M.start(tree, req)
       end
     end
   end
+  -- The hooks run in policy order: the tree's scripts in stage order, then the appended ones.
+  local ordered, seen = {}, {}
+  local function add(script)
+    if script and not seen[script] then ordered[#ordered + 1], seen[script] = script, true end
+  end
+  for _, f in ipairs(run.sel.fragments) do add(run.byname[f.name]) end
+  for _, a in ipairs(run.req.append_profile) do add(run.appended[a.host]) end
+  run.list = ordered
   for name, script in pairs(run.byname) do
     local text, lines = M.write(script.rules)
     if not text then return nil, lines, "invalid_request" end
