@@ -288,6 +288,17 @@ t.test("a trusted workdir config may name scripts; an untrusted one runs none", 
   has(p.text, '(literal "' .. w .. '/cordon/s.lua")', "the script is write-protected by the final denies")
 end)
 
+t.test("the user config may not name scripts, a workdir config may", function()
+  local config = require "cordon.config"
+  local v, err = config.parse("scripts: [team.lua]\n", { file = "/h/.config/cordon/config.yaml", kind = "user", home = "/h",
+                                                       base = "/h/.config/cordon" })
+  t.eq(v, nil)
+  t.ok(err:find("config.yaml:1:1: 'scripts' is allowed only in a workdir", 1, true), err)
+  v = assert(config.parse("scripts: [cordon/team.lua, ~/t.lua]\n", { file = "/w/.cordon.yaml", kind = "workdir",
+                                                                    home = "/h", base = "/w" }))
+  t.same(v.scripts, { "/w/cordon/team.lua", "/h/t.lua" })
+end)
+
 t.test("with no script anywhere, assembly is unchanged", function()
   local a = assert(asm {})
   local b = assert(asm { scripts = {} })
