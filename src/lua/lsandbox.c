@@ -207,7 +207,8 @@ static int l_where(lua_State *S) {
   lua_Integer level = luaL_optinteger(S, 1, 1);
   if (level < 0 || level > 64 || !lua_getstack(S, (int)level, &ar) || !lua_getinfo(S, "Sl", &ar) || ar.currentline <= 0)
     return 0;
-  lua_pushfstring(S, "%s:%d", ar.short_src, ar.currentline);
+  /* the whole file name ("@path"), not short_src, which cuts a long path to its last 60 bytes */
+  lua_pushfstring(S, "%s:%d", ar.source[0] == '@' ? ar.source + 1 : ar.short_src, ar.currentline);
   return 1;
 }
 

@@ -261,6 +261,16 @@ t.test("hooks run in the script's sandbox and budget", function()
   t.ok(msg:find(esc .. ":2:", 1, true) and msg:find("os", 1, true), msg)
 end)
 
+t.test("a script with a long path is named whole in sources and actions", function()
+  local dir = tmp .. "/" .. string.rep("d", 80)
+  sh("mkdir -p " .. q(dir))
+  local s = dir .. "/long.lua"
+  write(s, 'add_dir_ro "/opt/long"\nreturn { allow { "file-read*", literal "/opt/x" } }\n')
+  local p = assert(asm { scripts = { s } })
+  t.eq(p.grants[1].source, "script " .. s .. ":1")
+  has(p.text, ";; from " .. s .. ":2", "the rule's comment")
+end)
+
 t.test("a rule error names the line of its allow/deny call", function()
   local s = script("line.lua", "local r = {}\n\nr[1] = allow {\n  'file-read*', subpath 'opt' }\nreturn r\n")
   local msg = t.fails("lua_profile", asm { scripts = { s } })
