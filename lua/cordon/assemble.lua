@@ -467,7 +467,10 @@ function M.assemble(opts)
   added, err, code = scripts.on_rules(run, table.concat(chunks), params, function(source)
     return Assembled.locate({ sources = sources }, source)
   end)
-  if not added then return nil, err, code end
+  if not added then
+    if code == "parse_error" then return nil, map_error(err, sources), "profile_error" end
+    return nil, err, code
+  end
   for _, a in ipairs(added) do section(a.name, a.reason, a.text, a.lines) end
 
   text, err, code = write_rules(protect.final_rules(req, M.WRITE_OPS))

@@ -201,7 +201,7 @@ function M.on_rules(run, text, params, locate)
   local ok, err, code = set_context(run, scripts)
   if not ok then return nil, err, code end
   local policy
-  policy, err, code = require("cordon.sbpl").parse(text, "assembled", params, {})
+  policy, err, code = require("cordon.sbpl").parse(text, "policy", params, {})
   if not policy then return nil, err, code end
   local list = {}
   for i, r in ipairs(policy:rules()) do

@@ -252,6 +252,13 @@ t.test("on_rules may not change or drop an assembled rule, nor open cordon's own
   t.eq(p:decide("file-write-data", tmp .. "/h/.config/cordon/trusted-workdirs"), "deny", "the final denies still win")
 end)
 
+t.test("with an on_rules hook, a malformed appended profile is still reported at its own file:line", function()
+  local bad = script("bad.sb", ";; fine\n(allow file-read* (literal \"/x\"))\n(allow file-read*\n")
+  local hook = script("hook.lua", "on_rules(function(r) return r end)\nreturn {}\n")
+  local msg = t.fails("profile_error", asm { append_profile = { bad }, scripts = { hook } })
+  t.ok(msg:find(bad .. ":3:1:", 1, true), msg)
+end)
+
 t.test("hooks run in the script's sandbox and budget", function()
   local s = script("loop.lua", "on_rules(function(rules)\n  while true do end\nend)\nreturn {}\n")
   local msg = t.fails("lua_profile", asm { scripts = { s } })
