@@ -112,12 +112,11 @@ end
 -- After add_dir: a workdir config trusted from the trust list stops being trusted when a writable root
 -- holds the workdir (its file could be swapped from there), so a script from it may not make one.
 function M.check_trust(req)
-  local trust = require "cordon.trust"
   for _, f in ipairs((req.config or {}).files or {}) do
     if f.kind == "workdir" and f.trusted and f.trust_source == "trust-list" then
       for _, d in ipairs(req.add_dirs) do
         local host = d.host or d.path
-        if d.source:sub(1, 7) == "script " and host ~= req.host_workdir and trust.within(host, req.host_workdir) then
+        if d.source:sub(1, 7) == "script " and host ~= req.host_workdir and path.within(host, req.host_workdir) then
           return nil, "lua_profile: " .. d.source:sub(8) .. ": add_dir: " .. d.path .. " holds the workdir, whose "
             .. f.path .. " is trusted from the trust list only while no writable root holds it; grant it with "
             .. "--add-dirs or pass --trust-workdir-config", "lua_profile"
