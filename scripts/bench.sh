@@ -7,6 +7,8 @@
 #   4. miss:      the same with the run cache emptied before each run (plan cache warm), then both emptied
 #   5. the gate:  creating, renaming and removing files inside vs outside: the time each operation adds
 #   6. big tree:  hit and miss with 300 000 files and 30 nested repositories in the workdir, vs an empty one
+#   7. sessions:  request+settle pairs per second, 1 and 8 writers, through the Lua API and the CLI; bytes
+#                 of store per revision; one CLI settle on a session of 1,000 revisions
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/deps.sh" --bench
@@ -158,3 +160,8 @@ hyperfine -N --warmup 2 --runs 20 --export-json "$tmp/treemiss.json" \
   "sh -c 'cd $work && exec $cordon run -- /bin/true'" "sh -c 'cd $big && exec $cordon run -- /bin/true'" >/dev/null 2>&1
 echo "hit: empty workdir $(median_ms "$tmp/tree.json" 0) ms, 300 000 files $(median_ms "$tmp/tree.json" 1) ms;" \
   "miss: $(median_ms "$tmp/treemiss.json" 0) ms and $(median_ms "$tmp/treemiss.json" 1) ms"
+
+echo
+echo "== 7. sessions: request+settle pairs per second (Lua API, then CLI), storage per revision"
+CORDON="$cordon" "$cordon" lua "$root/tests/bench/session_bench.lua" 200 8
+bash "$root/tests/bench/session_cli_bench.sh" "$cordon" 100 8 1000

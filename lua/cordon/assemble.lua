@@ -15,6 +15,7 @@
 --   8. the sandbox's own caches (caches.lua): the one hole in cordon's state, so it comes last.
 -- A writable root that holds HOME grants none of HOME's dot-entries (protect.home_exclusion).
 -- Every generated rule is IR written by the one SBPL writer; HOME and the workdir are -D parameters.
+local cpath = require "cordon.c.path"
 local protect = require "cordon.protect"
 
 local M = {}
@@ -41,11 +42,8 @@ end
 
 -- "/a/b/c" -> { "/", "/a", "/a/b", "/a/b/c" }
 local function ancestors(path)
-  local out, acc = { "/" }, ""
-  for seg in path:gmatch("[^/]+") do
-    acc = acc .. "/" .. seg
-    out[#out + 1] = acc
-  end
+  local out = assert(cpath.ancestors(path))
+  if path ~= "/" then out[#out + 1] = path end
   return out
 end
 
@@ -79,10 +77,7 @@ local function param_list()
   return list, add
 end
 
-local function within(root, p)
-  if root == "/" then return p:sub(1, 1) == "/" end
-  return p == root or p:sub(1, #root + 1) == root .. "/"
-end
+local within = cpath.within
 
 -- A grant's filter with HOME's dot-entries cut out when the granted root holds HOME.
 local function home_cut(filter, root, home_excl)

@@ -25,13 +25,7 @@ local M = {}
 
 M.SUBDIR = "caches"
 
-local function normalize(p)
-  local parts = {}
-  for seg in p:gmatch("[^/]+") do
-    if seg ~= "." then parts[#parts + 1] = seg end
-  end
-  return "/" .. table.concat(parts, "/")
-end
+local function normalize(p) return require("cordon.c.path").join_lexical("/", p) or p end
 
 local function getenv(req, name)
   if req.environ then return req.environ[name] end

@@ -11,6 +11,7 @@
 -- the writable roots: core.hooksPath targets, included files, files that command-valued keys name,
 -- and the work-tree config of hook runners (pre-commit, lefthook, husky, overcommit) whose hook is the
 -- active one (protect.hook_runners). Config text goes through cordon.c.gitconfig, the parser the gate uses.
+local cpath = require "cordon.c.path"
 local sys = require "cordon.c.sys"
 local protect = require "cordon.protect"
 
@@ -20,33 +21,21 @@ M.MAX_CONFIG = 1 << 20   -- a config file larger than this is refused, as an unr
 M.MAX_HOOK = 64 << 10    -- hook scripts are read up to this size to recognise their runner
 M.MAX_INCLUDES = 10      -- git's own include depth limit
 
-local function within(root, p)
-  if root == "/" then return p:sub(1, 1) == "/" end
-  return p == root or p:sub(1, #root + 1) == root .. "/"
-end
-M.within = within
+local within = cpath.within
 
-local function dirname(p)
-  local d = p:match("^(.*)/[^/]*$")
-  if d == nil or d == "" then return "/" end
-  return d
-end
+local function dirname(p) return cpath.parent(p) or "/" end
 
+-- The text git hands the kernel for a gitdir or commondir value `b` found in `a`: not normalized here,
+-- because realpath must resolve ".." after any symlink exactly as git's own lookup does.
 local function join(a, b)
   if b:sub(1, 1) == "/" then return b end
   if a == "/" then return "/" .. b end
   return a .. "/" .. b
 end
 
--- Lexical normalization with ".." resolved: git joins relative gitdir and commondir values this way.
-local function normalize(p)
-  local parts = {}
-  for seg in p:gmatch("[^/]+") do
-    if seg == ".." then parts[#parts] = nil
-    elseif seg ~= "." then parts[#parts + 1] = seg end
-  end
-  return "/" .. table.concat(parts, "/")
-end
+-- ".." resolved as text, for a path that does not exist (so the kernel has nothing to resolve); one
+-- longer than any the kernel opens stays as written.
+local function normalize(p) return cpath.join_lexical("/", p) or p end
 
 local function real(p) return sys.realpath(p) or normalize(p) end
 
@@ -173,13 +162,13 @@ local function command_path(value, home, base)
   if not word or not word:find("/", 1, true) then return nil end
   if word:sub(1, 2) == "~/" then return normalize(home .. word:sub(2)) end
   if word:sub(1, 1) == "/" then return normalize(word) end
-  return base and normalize(join(base, word)) or nil
+  return base and cpath.join_lexical(base, word) or nil
 end
 
 local function expand(path, home, base)
   if path:sub(1, 2) == "~/" then return normalize(home .. path:sub(2)) end
   if path:sub(1, 1) == "/" then return normalize(path) end
-  return base and normalize(join(base, path)) or nil
+  return base and cpath.join_lexical(base, path) or nil
 end
 
 -- The key as "section.*.key" when it has a subsection, for M.COMMAND_KEYS.

@@ -40,11 +40,25 @@ local EXEC_OPS = { ["process-exec"] = true, ["process-exec*"] = true }
 M.CLASS = { read = { deny = "file-read*", probe = "file-read-data" },
             write = { deny = "file-write*", probe = "file-write-data" } }
 
-local function within(root, p)
-  if root == "/" then return p:sub(1, 1) == "/" end
-  return p == root or p:sub(1, #root + 1) == root .. "/"
-end
+local within = require("cordon.c.path").within
 local function strictly_within(root, p) return p ~= root and within(root, p) end
+
+-- Every guarded path lies strictly below HOME, so a root that holds HOME holds them all and a root apart
+-- from HOME holds none: only a root strictly inside HOME needs a test per path. Marks each root's
+-- `home` as "holds", "inside" or nil.
+local function mark_home(roots, home)
+  for _, r in ipairs(roots) do
+    r.home = within(r.path, home) and "holds" or strictly_within(home, r.path) and "inside" or nil
+  end
+end
+
+-- Whether root `r` strictly holds `path`, a path strictly below HOME.
+local function holds(r, path)
+  if r.home == "holds" then return true end
+  return r.home == "inside" and path ~= r.path and path:sub(1, #r.below) == r.below
+end
+
+local CLASSES = { "read", "write" }
 
 -- The roots assembly grants after the tree, as the target sees them.
 local function granted_roots(req, prof, extra)
@@ -98,7 +112,7 @@ local function candidates(tree, req, roots)
       if hit then list[#list + 1] = f end
     end
   end
-  return list
+  return list, all
 end
 
 -- Parses fragments as one text; returns the policy and a function mapping "NAME:LINE:COL" (the reader's
@@ -145,17 +159,18 @@ end
 -- The literal, subpath and prefix filters of a rule, with string arguments, at the top or inside
 -- require-any groups (side by side in the text). Other shapes are left out: a guard never widens.
 -- "//" collapses: string-append on a HOME of "/" gives "//x", a path the kernel never sees.
-local function path_filters(filters, out)
-  for _, f in ipairs(filters or {}) do
+-- Only paths strictly below HOME (`below_home` is HOME .. "/") are kept: nothing else is ever guarded,
+-- and a grant elsewhere is never inside a guarded path.
+local function path_filters(filters, first, below_home, out)
+  for i = first, #filters do
+    local f = filters[i]
     local kind = f[1]
     if kind == "require-any" then
-      local kids = {}
-      for i = 2, #f do kids[#kids + 1] = f[i] end
-      path_filters(kids, out)
+      path_filters(f, 2, below_home, out)
     elseif (kind == "literal" or kind == "subpath" or kind == "prefix") and type(f[2]) == "string" then
       local path = f[2]
       if path:find("//", 1, true) then path = path:gsub("//+", "/") end
-      out[#out + 1] = { kind, path }
+      if #path > #below_home and path:sub(1, #below_home) == below_home then out[#out + 1] = { kind, path } end
     end
   end
   return out
@@ -175,12 +190,13 @@ end
 
 -- The tree's file rules, read once: { action, read, write, exec, wild_read, wild_write, filters, at, name },
 -- where `at` is "fragment:line" and `name` the fragment. Rules on other operations are left out.
-local function file_rules(rules, where)
+local function file_rules(rules, where, home)
   local out = {}
+  local below_home = home == "/" and "/" or home .. "/"
   for _, r in ipairs(rules) do
     local read, write, exec, wild_read, wild_write = ops_of(r)
     if read or write or exec then
-      local filters = path_filters(r.filters, {})
+      local filters = path_filters(r.filters or {}, 1, below_home, {})
       if #filters > 0 then
         local at, name = where(r.source)
         out[#out + 1] = { action = r.action, read = read, write = write, exec = exec, wild_read = wild_read,
@@ -288,6 +304,45 @@ local function any_of(filters)
   return { "require-any", table.unpack(filters) }
 end
 
+-- The candidates' file rules below HOME (file_rules), in the tree's order, and when every fragment is a
+-- candidate also the selected fragments' policy: then each fragment is parsed once, the selected ones as
+-- assembled (that policy answers the decisions) and the others after the base fragments that define
+-- their macros. Returns rules, policy or nil; or nil, message, code.
+local function read_tree(o, frags, every, selected)
+  local under = o.req.home == "/" and "/" or o.req.home .. "/"
+  local function rules_of(list, keep)
+    local policy, where, perr = parse_fragments(list, "tree", o.params)
+    if not policy then return nil, where, perr end
+    local out = {}
+    for _, r in ipairs(file_rules(policy:rules { path_under = under }, where, o.req.home)) do
+      if keep[r.name] then out[#out + 1] = r end
+    end
+    return out, policy
+  end
+  local keep, order = {}, {}
+  for i, f in ipairs(frags) do keep[f.name], order[f.name] = true, i end
+  if not every then return rules_of(frags, keep) end
+  local chosen, others, is_other = {}, {}, {}
+  for _, s in ipairs(o.selected) do chosen[#chosen + 1] = o.tree.byname[s.name] end
+  for _, f in ipairs(frags) do
+    if f.stage == "00" or not selected[f.name] then others[#others + 1] = f end
+    if not selected[f.name] then is_other[f.name] = true end
+  end
+  local mine, policy, perr = rules_of(chosen, keep)
+  if not mine then return nil, policy, perr end
+  local theirs, terr, tcode = rules_of(others, is_other)
+  if not theirs then return nil, terr, tcode end
+  -- back in the tree's order, each fragment's rules as written: the first rule on a path names why
+  local all = {}
+  for i, r in ipairs(mine) do r.seq = i; all[#all + 1] = r end
+  for i, r in ipairs(theirs) do r.seq = #mine + i; all[#all + 1] = r end
+  table.sort(all, function(a, b)
+    if a.name ~= b.name then return order[a.name] < order[b.name] end
+    return a.seq < b.seq
+  end)
+  return all, policy
+end
+
 -- Builds the guard rules. `o` = { tree, req, profile, tree_text, selected, params, extra_roots }: the
 -- loaded tree, the resolved request, assembly's permission profile, the selected fragments' text as
 -- assembled (the tree's decision is asked of it), select's fragment list, the -D parameters so far, and
@@ -297,15 +352,17 @@ end
 function M.build(o)
   local req = o.req
   local roots = granted_roots(req, o.profile, o.extra_roots)
-  local frags = candidates(o.tree, req, roots)
+  local frags, every = candidates(o.tree, req, roots)
   if not frags then return {}, {} end
-  local all, where, perr = parse_fragments(frags, "tree", o.params)
-  if not all then return nil, where, perr end
-  local tree_rules = file_rules(all:rules(), where)
+  local selected = {}
+  for _, s in ipairs(o.selected) do selected[s.name] = true end
+  local tree_rules, decided, err, code = read_tree(o, frags, every, selected)
+  if not tree_rules then return nil, decided, err end
+  mark_home(roots, req.home)
   local found = {}
   for _, e in ipairs(collect(tree_rules, req, profile_secrets(req))) do
     for _, r in ipairs(roots) do
-      if e.path:sub(1, #r.below) == r.below and e.path ~= r.path then
+      if holds(r, e.path) then
         found[#found + 1] = e
         break
       end
@@ -314,21 +371,21 @@ function M.build(o)
   if #found == 0 then return {}, {} end  -- a project inside HOME: nothing to guard, no second parse
 
   -- The tree's own decisions: the selected fragments only, as assembled.
-  local decided, err, code = require("cordon.sbpl").parse(o.tree_text, "tree", o.params, {})
-  if not decided then return nil, err, code end
-  local selected = {}
-  for _, s in ipairs(o.selected) do selected[s.name] = true end
+  if not decided then
+    decided, err, code = require("cordon.sbpl").parse(o.tree_text, "tree", o.params, {})
+    if not decided then return nil, err, code end
+  end
   local below = grants_below(tree_rules, selected)
 
   -- Which (entry, class) pairs lie inside a root that grants the class, and are not named as roots.
   local todo, queries = {}, {}
   for _, e in ipairs(found) do
-    for _, class in ipairs { "read", "write" } do
+    for _, class in ipairs(CLASSES) do
       -- `inside`: the first root that holds e; `named`: a root that is e itself (granted on purpose).
       local inside, named = nil, false
       for _, r in ipairs(roots) do
         if class == "read" or r.write then
-          if e.path:sub(1, #r.below) == r.below and e.path ~= r.path then inside = inside or r
+          if holds(r, e.path) then inside = inside or r
           elseif r.path == e.path then named = true end
         end
       end
@@ -345,7 +402,7 @@ function M.build(o)
   local answers = {}
   if #queries > 0 then
     local out = decided:decide_batch(table.concat(queries, "\n") .. "\n")
-    for line in (out or ""):gmatch("[^\n]*\n") do answers[#answers + 1] = line:match("^(%a+)") end
+    for verdict in (out or ""):gmatch("(%a*)[^\n]*\n") do answers[#answers + 1] = verdict end
   end
 
   local groups, listed = { read = {}, write = {} }, {}
@@ -355,7 +412,7 @@ function M.build(o)
     if not granted then
       local holes = tree_holes(e, class, below)
       for _, r in ipairs(roots) do  -- a root inside e was named on purpose: a hole, like the tree's grants
-        if (class == "read" or r.write) and strictly_within(e.path, r.path) then
+        if r.home == "inside" and (class == "read" or r.write) and strictly_within(e.path, r.path) then
           holes[#holes + 1] = { "subpath", r.path }
         end
       end

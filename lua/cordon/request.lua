@@ -14,16 +14,9 @@ local function bad(msg) return nil, "invalid_request: " .. msg, "invalid_request
 -- Control bytes would break out of a comment or a string in SBPL, and no real path needs them.
 local function has_control(s) return s:find("[%z\1-\31\127]") ~= nil end
 
--- Lexical normalization of an absolute path: "//" and "/./" collapse, a trailing "/" goes, ".." is
--- refused (resolving it without the disk would guess).
-local function normalize(p)
-  local parts = {}
-  for seg in p:gmatch("[^/]+") do
-    if seg == ".." then return nil end
-    if seg ~= "." then parts[#parts + 1] = seg end
-  end
-  return "/" .. table.concat(parts, "/")
-end
+-- "//" and "/./" collapse, a trailing "/" goes, ".." is refused (resolving it without the disk would
+-- guess): cordon.c.path's normalize, whose refusal is nil.
+local function normalize(p) return (require("cordon.c.path").normalize(p)) end
 
 -- On a Mac /tmp, /var and /etc are symlinks into /private and Seatbelt sees only real paths. When we
 -- write a darwin policy elsewhere we cannot ask the disk, so we apply the mapping ourselves.

@@ -12,10 +12,7 @@ local function real(path)
   if not path or path:sub(1, 1) ~= "/" then return nil end
   path = path:gsub("/+$", "")
   if path == "" then path = "/" end
-  for _, top in ipairs { "var", "tmp", "etc" } do
-    if path == "/" .. top or path:sub(1, #top + 2) == "/" .. top .. "/" then return "/private" .. path end
-  end
-  return path
+  return require("cordon.request").darwin_path(path)
 end
 
 -- Each parameter: the environment variables that give it (first set wins), else how it is derived from

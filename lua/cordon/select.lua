@@ -68,8 +68,7 @@ end
 function M.resolve_binary(cmd, path_env)
   if not cmd or cmd == "" then return nil end
   if cmd:find("/", 1, true) then return sys.realpath(cmd) end
-  for dir in (path_env or sys.getenv("PATH") or ""):gmatch("[^:]+") do
-    local candidate = dir .. "/" .. cmd
+  for _, candidate in ipairs(require("cordon.c.path").search(cmd, path_env or sys.getenv("PATH")) or {}) do
     local st = sys.stat(candidate)
     if st and st.type == "file" and (st.mode & 73) ~= 0 then return sys.realpath(candidate) end
   end

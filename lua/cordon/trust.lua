@@ -16,6 +16,7 @@
 --     not writable by group or others, and so must the directory holding them;
 --   * a listed workdir nested inside another writable root of the run is not trusted from the list:
 --     whoever can write the parent can swap the directory for another one with the same name.
+local cpath = require "cordon.c.path"
 local sys = require "cordon.c.sys"
 
 local M = {}
@@ -28,30 +29,12 @@ function M.hash(text) return "sha256:" .. sys.sha256(text) end
 -- The short form explain and cordon trust print: "sha256:1a2b3c4d5e6f".
 function M.short(hash) return hash and hash:sub(1, 19) or "none" end
 
--- Lexical normalization of an absolute path: "//" and "/./" collapse, ".." pops, no trailing '/'.
-function M.normalize(p)
-  local parts = {}
-  for seg in p:gmatch("[^/]+") do
-    if seg == ".." then
-      parts[#parts] = nil
-    elseif seg ~= "." then
-      parts[#parts + 1] = seg
-    end
-  end
-  return "/" .. table.concat(parts, "/")
-end
+-- An absolute path read as text: "//" and "/./" collapse, ".." pops, no trailing '/' (cordon.c.path).
+function M.normalize(p) return assert(cpath.join_lexical("/", p)) end
 
-function M.dirname(p)
-  local d = p:match("^(.*)/[^/]*$")
-  if d == nil or d == "" then return "/" end
-  return d
-end
+function M.dirname(p) return cpath.parent(p) or "/" end
 
--- True when `p` is `root` or lies under it ("/repo" never contains "/repo2").
-function M.within(root, p)
-  if root == "/" then return true end
-  return p == root or p:sub(1, #root + 1) == root .. "/"
-end
+M.within = cpath.within
 
 local function uid()
   return (sys.ids())
@@ -119,6 +102,11 @@ function M.read_list(path, text)
       if body:find("[%c]") then
         return nil, string.format("config_error: %s:%d:%d: trusted directory contains a control character", path,
           n, lead + 1)
+      end
+      -- an entry names the canonical directory: "/safe/../evil" is refused, never read as /evil
+      if body:find("/%.%.$") or body:find("/%.%./") then
+        return nil, string.format("config_error: %s:%d:%d: trusted directory must not contain '..', got %q", path,
+          n, lead + 1, body)
       end
       entries[#entries + 1] = { path = M.normalize(body), hash = hash, line = n }
     end

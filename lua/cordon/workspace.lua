@@ -16,6 +16,7 @@
 -- instead (`env`, a default the user's own value beats): the root stays read-only, and nothing built
 -- inside lands where the host's later `cargo run` of another member would execute it.
 local sys = require "cordon.c.sys"
+local cpath = require "cordon.c.path"
 local gitrepo = require "cordon.gitrepo"
 
 local M = {}
@@ -44,13 +45,9 @@ M.markers = {
   { file = "WORKSPACE.bazel", tool = "Bazel workspace" },
 }
 
-local function dirname(p)
-  local d = p:match("^(.*)/[^/]*$")
-  if d == nil or d == "" then return "/" end
-  return d
-end
+local within = cpath.within
 
-local within = gitrepo.within
+local function dirname(p) return cpath.parent(p) or "/" end
 
 local function has_marker(dir, m)
   local path = (dir == "/" and "" or dir) .. "/" .. m.file

@@ -1,5 +1,6 @@
 /* src/backend/manager.c — preference, platform selection, transformation, and running a request. */
 #include "backend/manager.h"
+#include "core/exec_search.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -160,50 +161,15 @@ cordon_sandbox_status cordon_manager_transform(const cordon_manager *m, const co
   return st;
 }
 
-static const char *env_get(char *const *env, const char *name) {
-  size_t n = strlen(name);
-  for (size_t i = 0; env && env[i]; i++)
-    if (strncmp(env[i], name, n) == 0 && env[i][n] == '=') return env[i] + n + 1;
-  return NULL;
-}
-
 static int exec_status(int err) { return err == ENOENT || err == ENOTDIR ? EXIT_NOT_FOUND : EXIT_CANNOT_EXECUTE; }
 
-/* execve, searching the request env's PATH for a bare name the way a shell would; the first
- * "cannot execute" error wins over later "not found" ones, as in execvp. */
+/* execve, searching the request env's PATH for a bare name as execvp does (core/exec_search.h). */
 static int run(char *const *argv, char *const *env, cordon_buf *msg) {
   const char *file = argv[0];
-  if (strchr(file, '/')) {
-    execve(file, argv, env);
-    int e = errno;
-    cordon_buf_printf(msg, "%s: %s", file, strerror(e));
-    return exec_status(e);
-  }
-  const char *path = env_get(env, "PATH");
-  if (!path) path = "/usr/bin:/bin";
-  int saw = ENOENT;
-  for (const char *p = path;; p++) {
-    size_t n = strcspn(p, ":");
-    cordon_buf full = CORDON_BUF_INIT;
-    if (n) cordon_buf_append(&full, p, n);
-    else cordon_buf_putc(&full, '.');
-    cordon_buf_putc(&full, '/');
-    cordon_buf_puts(&full, file);
-    const char *candidate = cordon_buf_str(&full);
-    if (!candidate) {
-      cordon_buf_puts(msg, "out of memory");
-      return EXIT_CANNOT_ENFORCE;
-    }
-    execve(candidate, argv, env);
-    int e = errno;
-    cordon_buf_free(&full);
-    if (e != ENOENT && e != ENOTDIR && saw == ENOENT) saw = e;
-    p += n;
-    if (!*p) break;
-  }
-  if (saw == ENOENT) cordon_buf_printf(msg, "%s: command not found", file);
-  else cordon_buf_printf(msg, "%s: %s", file, strerror(saw));
-  return exec_status(saw);
+  int err = cordon_exec_path(file, argv, env);
+  if (err == ENOENT && !strchr(file, '/')) cordon_buf_printf(msg, "%s: command not found", file);
+  else cordon_buf_printf(msg, "%s: %s", file, strerror(err));
+  return exec_status(err);
 }
 
 int cordon_exec(const cordon_exec_request *req, cordon_buf *msg) {

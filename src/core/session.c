@@ -1,5 +1,5 @@
 /* src/core/session.c — the session store's operations (see session.h): create, load, request, settle,
- * set_kind, remove, and reading the log. Opening and the schema are in session_db.c. */
+ * set_kind, remove, and reading the log. Opening is in session_db.c, the schema in session_schema.c. */
 #include "core/session_impl.h"
 
 #include <errno.h>
@@ -14,6 +14,8 @@
 
 #define db_fail cordon_session_db_fail
 #define run cordon_session_run
+#define prepare cordon_session_prepare
+#define release cordon_session_release
 
 static bool new_id(char id[CORDON_SESSION_ID_LEN + 1]) {
   unsigned char raw[CORDON_SESSION_ID_LEN / 2];
@@ -62,13 +64,13 @@ cordon_session_status cordon_session_create(cordon_session_store *s, const cordo
   }
   int64_t now = (int64_t)time(NULL);
   const char *kind = cordon_boundary_kind_name(cordon_boundary_kind_of(b));
-  if (run(s->db, "INSERT INTO sessions (id, created_at, updated_at, workdir, mode, kind, revision) VALUES (?,?,?,?,?,?,0)",
+  if (run(s, "INSERT INTO sessions (id, created_at, updated_at, workdir, mode, kind, revision) VALUES (?,?,?,?,?,?,0)",
           "tiittt", id, now, now, workdir, cordon_boundary_mode(b), kind) != SQLITE_OK ||
-      run(s->db, "INSERT INTO log (session, seq, event, created_at, revision, body) VALUES (?,0,'genesis',?,0,?)", "tit", id, now,
+      run(s, "INSERT INTO log (session, seq, event, created_at, revision, body) VALUES (?,0,'genesis',?,0,?)", "tit", id, now,
           cordon_buf_str(&json)) != SQLITE_OK ||
-      run(s->db, "COMMIT", "") != SQLITE_OK) {
+      run(s, "COMMIT", "") != SQLITE_OK) {
     st = db_fail(s, err, "cannot store the new session");
-    run(s->db, "ROLLBACK", "");
+    run(s, "ROLLBACK", "");
   }
   cordon_buf_free(&json);
   return st;
@@ -85,8 +87,7 @@ static cordon_session_status resolve_id(cordon_session_store *s, const char *id,
     return CORDON_SESSION_INVALID;
   }
   sqlite3_stmt *q;
-  if (sqlite3_prepare_v2(s->db, "SELECT id FROM sessions WHERE substr(id, 1, ?) = ? AND removed_at IS NULL LIMIT 2", -1, &q,
-                         NULL) != SQLITE_OK)
+  if (!(q = prepare(s, "SELECT id FROM sessions WHERE substr(id, 1, ?) = ? AND removed_at IS NULL LIMIT 2")))
     return db_fail(s, err, "cannot look up the session");
   sqlite3_bind_int64(q, 1, (sqlite3_int64)n);
   sqlite3_bind_text(q, 2, id, -1, SQLITE_TRANSIENT);
@@ -94,7 +95,7 @@ static cordon_session_status resolve_id(cordon_session_store *s, const char *id,
   while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
     if (found++ == 0) snprintf(full, CORDON_SESSION_ID_LEN + 1, "%s", col_text(q, 0));
   }
-  sqlite3_finalize(q);
+  release(s, q);
   if (rc != SQLITE_DONE) return db_fail(s, err, "cannot look up the session");
   if (found == 0) {
     cordon_buf_printf(err, "no session %s", id);
@@ -135,7 +136,15 @@ static cordon_boundary_status replay_assessed(cordon_boundary *b, const cordon_e
   if (bs != CORDON_BOUNDARY_OK) return bs;
   size_t before = cordon_profile_entry_count(cordon_boundary_profile(b));
   cordon_assess_result res;
-  bs = cordon_boundary_apply(b, x, &res);
+  if ((x->count == 1 && !x->network) || (x->count == 0 && x->network)) {
+    /* One grant, or network alone (what settle stores): "apply" says it is new, so the delta goes in as
+     * stored, without the copy of the whole profile that apply makes (a fresh load is one per delta). */
+    bs = cordon_boundary_assess(b, x, &res);
+    if (bs == CORDON_BOUNDARY_OK && res.outcome == CORDON_ASSESS_CONFLICT) bs = CORDON_BOUNDARY_CONFLICT;
+    if (bs == CORDON_BOUNDARY_OK && res.outcome == CORDON_ASSESS_APPLY) bs = cordon_boundary_replay(b, x, (uint64_t)rev);
+  } else {
+    bs = cordon_boundary_apply(b, x, &res);
+  }
   if (bs == CORDON_BOUNDARY_CONFLICT) cordon_buf_printf(why, "it conflicts: %s", res.reason);
   if (bs != CORDON_BOUNDARY_OK) return bs;
   if (res.outcome != CORDON_ASSESS_APPLY ||
@@ -146,64 +155,81 @@ static cordon_boundary_status replay_assessed(cordon_boundary *b, const cordon_e
   return CORDON_BOUNDARY_OK;
 }
 
-/* The current boundary of `full` at revision `rev`: the last snapshot in its log (genesis, or schema 1's
- * last import) plus every approved delta after it, assessed again and applied in order; a kind change after the last
- * delta only moves the revision. `size` receives the JSON bytes this adds up to (the size cap's
- * measure). A log that does not add up to its row is damage, and never loaded as a boundary. */
-static cordon_session_status rebuild(cordon_session_store *s, const char *full, int64_t rev, const char *kind,
-                                     cordon_boundary **out, size_t *size, cordon_buf *err) {
+/* Forgets the store's boundary: after a failure it may be part way through a change. */
+static void drop_cache(cordon_session_store *s) {
+  cordon_boundary_free(s->cache);
+  s->cache = NULL;
+  s->cache_size = 0;
+}
+
+/* Decodes the last snapshot in the log of `full` (genesis, or schema 1's last import) into `out`, with
+ * its size in JSON bytes. */
+static cordon_session_status load_snapshot(cordon_session_store *s, const char *full, cordon_boundary **out, size_t *bytes,
+                                           cordon_buf *err) {
   *out = NULL;
-  sqlite3_stmt *q;
+  sqlite3_stmt *q = prepare(s, "SELECT body, revision FROM log WHERE session = ? AND event IN ('genesis', 'import') "
+                               "ORDER BY revision DESC LIMIT 1");
+  if (!q) return db_fail(s, err, "cannot read the session log");
+  sqlite3_bind_text(q, 1, full, -1, SQLITE_TRANSIENT);
+  int rc = sqlite3_step(q);
   cordon_session_status st = CORDON_SESSION_OK;
   cordon_buf why = CORDON_BUF_INIT;
-  cordon_boundary *b = NULL;
-  int64_t at = -1;
-  size_t bytes = 0;
-  int rc = SQLITE_DONE;
-  bool cached = s->cache && strcmp(s->cache_id, full) == 0 && (int64_t)cordon_boundary_revision(s->cache) <= rev;
-  if (cached) {
-    if (!(b = cordon_boundary_copy(s->cache))) return CORDON_SESSION_NOMEM;
-    at = (int64_t)cordon_boundary_revision(b);
-    bytes = s->cache_size;
-  } else if (sqlite3_prepare_v2(s->db,
-                                "SELECT body, revision FROM log WHERE session = ? AND event IN ('genesis', 'import') "
-                                "ORDER BY revision DESC LIMIT 1",
-                                -1, &q, NULL) != SQLITE_OK) {
-    return db_fail(s, err, "cannot read the session log");
-  } else {
-    sqlite3_bind_text(q, 1, full, -1, SQLITE_TRANSIENT);
-    rc = sqlite3_step(q);
-  }
-  if (cached) {
-  } else if (rc == SQLITE_ROW) {
+  if (rc == SQLITE_ROW) {
     const char *json = col_text(q, 0);
-    bytes = (size_t)sqlite3_column_bytes(q, 0);
-    at = sqlite3_column_int64(q, 1);
-    cordon_boundary_status bs = cordon_boundary_decode(json ? json : "", json ? bytes : 0, &b, &why);
+    int64_t at = sqlite3_column_int64(q, 1);
+    *bytes = (size_t)sqlite3_column_bytes(q, 0);
+    cordon_boundary_status bs = cordon_boundary_decode(json ? json : "", json ? *bytes : 0, out, &why);
     if (bs == CORDON_BOUNDARY_NOMEM) st = CORDON_SESSION_NOMEM;
     else if (bs != CORDON_BOUNDARY_OK) {
       cordon_buf_printf(err, "session %s: stored boundary is invalid: %s", full, cordon_buf_str(&why) ? cordon_buf_str(&why) : "");
       st = CORDON_SESSION_CORRUPT;
-    } else if ((int64_t)cordon_boundary_revision(b) != at) {
+    } else if ((int64_t)cordon_boundary_revision(*out) != at) {
       cordon_buf_printf(err, "session %s: the boundary stored for revision %lld says %llu", full, (long long)at,
-                        (unsigned long long)cordon_boundary_revision(b));
+                        (unsigned long long)cordon_boundary_revision(*out));
       st = CORDON_SESSION_CORRUPT;
     }
   } else {
     st = rc == SQLITE_DONE ? CORDON_SESSION_CORRUPT : db_fail(s, err, "cannot read the session log");
     if (rc == SQLITE_DONE) cordon_buf_printf(err, "session %s: its log has no genesis", full);
   }
-  if (!cached) sqlite3_finalize(q);
-  int64_t from = at;
-  if (st == CORDON_SESSION_OK &&
-      sqlite3_prepare_v2(s->db,
-                         "SELECT body, revision FROM log WHERE session = ? AND event = 'settle' AND outcome = 'approved' "
-                         "AND revision > ? ORDER BY revision",
-                         -1, &q, NULL) != SQLITE_OK)
+  release(s, q);
+  cordon_buf_free(&why);
+  if (st != CORDON_SESSION_OK) {
+    cordon_boundary_free(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
+/* The current boundary of `full` at revision `rev`: the last snapshot plus every approved delta after
+ * it, assessed again and applied in order; a kind change after the last delta only moves the revision.
+ * `size` receives the JSON bytes this adds up to (the size cap's measure). A log that does not add up
+ * to its row is damage, and never loaded as a boundary. The boundary is the store's own (it stays as
+ * the cache, and the next call catches up from it): callers that keep it copy it. */
+static cordon_session_status rebuild(cordon_session_store *s, const char *full, int64_t rev, const char *kind,
+                                     cordon_boundary **out, size_t *size, cordon_buf *err) {
+  *out = NULL;
+  cordon_session_status st = CORDON_SESSION_OK;
+  bool cached = s->cache && strcmp(s->cache_id, full) == 0 && (int64_t)cordon_boundary_revision(s->cache) <= rev;
+  if (!cached) {
+    drop_cache(s);
+    size_t bytes = 0;
+    cordon_boundary *b;
+    if ((st = load_snapshot(s, full, &b, &bytes, err)) != CORDON_SESSION_OK) return st;
+    s->cache = b;
+    s->cache_size = bytes;
+    memcpy(s->cache_id, full, sizeof s->cache_id);
+  }
+  cordon_boundary *b = s->cache;
+  cordon_buf why = CORDON_BUF_INIT;
+  sqlite3_stmt *q = prepare(s, "SELECT body, revision FROM log WHERE session = ? AND (" CORDON_SESSION_REVISION_EVENTS ") "
+                               "AND event = 'settle' AND outcome = 'approved' AND revision > ? ORDER BY revision");
+  if (!q) {
     st = db_fail(s, err, "cannot read the session log");
-  else if (st == CORDON_SESSION_OK) {
+  } else {
+    int rc = SQLITE_DONE;
     sqlite3_bind_text(q, 1, full, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(q, 2, at);
+    sqlite3_bind_int64(q, 2, (int64_t)cordon_boundary_revision(b));
     while (st == CORDON_SESSION_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
       const char *json = col_text(q, 0);
       size_t n = (size_t)sqlite3_column_bytes(q, 0);
@@ -222,12 +248,13 @@ static cordon_session_status rebuild(cordon_session_store *s, const char *full, 
                                                                                            : cordon_boundary_status_name(bs));
         st = CORDON_SESSION_CORRUPT;
       }
-      bytes += n;
+      s->cache_size += n;
       cordon_expansion_free(&x);
     }
     if (st == CORDON_SESSION_OK && rc != SQLITE_DONE) st = db_fail(s, err, "cannot read the session log");
-    sqlite3_finalize(q);
+    release(s, q);
   }
+  cordon_buf_free(&why);
   if (st == CORDON_SESSION_OK && (int64_t)cordon_boundary_revision(b) < rev &&
       cordon_boundary_replay(b, NULL, (uint64_t)rev) != CORDON_BOUNDARY_OK)
     st = CORDON_SESSION_CORRUPT;
@@ -244,33 +271,23 @@ static cordon_session_status rebuild(cordon_session_store *s, const char *full, 
       st = CORDON_SESSION_CORRUPT;
     }
   }
-  cordon_buf_free(&why);
   if (st != CORDON_SESSION_OK) {
-    cordon_boundary_free(b);
+    drop_cache(s);
     return st;
   }
-  if (!cached || (int64_t)cordon_boundary_revision(b) != from) {
-    cordon_boundary *keep = cordon_boundary_copy(b);
-    if (keep) {  /* a cache that cannot be kept is only slower */
-      cordon_boundary_free(s->cache);
-      s->cache = keep;
-      s->cache_size = bytes;
-      memcpy(s->cache_id, full, sizeof s->cache_id);
-    }
-  }
   *out = b;
-  if (size) *size = bytes;
+  if (size) *size = s->cache_size;
   return CORDON_SESSION_OK;
 }
 
 /* Reads the session row of `full` (inside or outside a transaction); fills info and/or the boundary
- * (`out` NULL: not rebuilt). */
+ * (`out` NULL: not rebuilt; else the store's own, as rebuild gives it). */
 static cordon_session_status read_current(cordon_session_store *s, const char *full, cordon_boundary **out,
                                           cordon_session_info *info, size_t *json_len, cordon_buf *err) {
   sqlite3_stmt *q;
   const char *sql = info ? "SELECT " INFO_COLUMNS PENDING_COLUMN " FROM sessions WHERE id = ? AND removed_at IS NULL"
                          : "SELECT " INFO_COLUMNS " FROM sessions WHERE id = ? AND removed_at IS NULL";
-  if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK) return db_fail(s, err, "cannot read the session");
+  if (!(q = prepare(s, sql))) return db_fail(s, err, "cannot read the session");
   sqlite3_bind_text(q, 1, full, -1, SQLITE_TRANSIENT);
   int rc = sqlite3_step(q);
   cordon_session_status st = CORDON_SESSION_OK;
@@ -298,12 +315,9 @@ static cordon_session_status read_current(cordon_session_store *s, const char *f
       if (!s->info_id || !s->info_kind || (col_text(q, 3) && !s->info_workdir) || (col_text(q, 4) && !s->info_mode))
         st = CORDON_SESSION_NOMEM;
     }
-    if (st != CORDON_SESSION_OK && out) {
-      cordon_boundary_free(*out);
-      *out = NULL;
-    }
+    if (st != CORDON_SESSION_OK && out) *out = NULL;
   }
-  sqlite3_finalize(q);
+  release(s, q);
   return st;
 }
 
@@ -312,21 +326,23 @@ cordon_session_status cordon_session_load(cordon_session_store *s, const char *i
   if (out) *out = NULL;
   char full[CORDON_SESSION_ID_LEN + 1];
   cordon_session_status st = resolve_id(s, id, full, err);
-  return st == CORDON_SESSION_OK ? read_current(s, full, out, info, NULL, err) : st;
+  cordon_boundary *b = NULL;
+  if (st == CORDON_SESSION_OK) st = read_current(s, full, out ? &b : NULL, info, NULL, err);
+  if (st == CORDON_SESSION_OK && out && !(*out = cordon_boundary_copy(b))) st = CORDON_SESSION_NOMEM;
+  return st;
 }
 
 cordon_session_status cordon_session_list(cordon_session_store *s, void (*fn)(const cordon_session_info *, void *),
                                           void *ud, cordon_buf *err) {
   sqlite3_stmt *q;
-  if (sqlite3_prepare_v2(s->db, "SELECT " INFO_COLUMNS PENDING_COLUMN " FROM sessions WHERE removed_at IS NULL ORDER BY updated_at DESC, id", -1,
-                         &q, NULL) != SQLITE_OK)
+  if (!(q = prepare(s, "SELECT " INFO_COLUMNS PENDING_COLUMN " FROM sessions WHERE removed_at IS NULL ORDER BY updated_at DESC, id")))
     return db_fail(s, err, "cannot list sessions");
   int rc;
   while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
     cordon_session_info info = info_row(q, true);
     fn(&info, ud);
   }
-  sqlite3_finalize(q);
+  release(s, q);
   return rc == SQLITE_DONE ? CORDON_SESSION_OK : db_fail(s, err, "cannot list sessions");
 }
 
@@ -347,17 +363,17 @@ static bool text_ok(const char *t, const char *what, bool required, cordon_buf *
 static int64_t next_seq(cordon_session_store *s, const char *full) {
   sqlite3_stmt *q;
   int64_t v = -1;
-  if (sqlite3_prepare_v2(s->db, "SELECT COALESCE(MAX(seq) + 1, 0) FROM log WHERE session = ?", -1, &q, NULL) != SQLITE_OK) return -1;
+  if (!(q = prepare(s, "SELECT COALESCE(MAX(seq) + 1, 0) FROM log WHERE session = ?"))) return -1;
   sqlite3_bind_text(q, 1, full, -1, SQLITE_TRANSIENT);
   if (sqlite3_step(q) == SQLITE_ROW) v = sqlite3_column_int64(q, 0);
-  sqlite3_finalize(q);
+  release(s, q);
   return v;
 }
 
 /* Ends a write transaction: COMMIT when st is OK (a failing COMMIT turns into the error), else ROLLBACK. */
 static cordon_session_status finish(cordon_session_store *s, cordon_session_status st, cordon_buf *err, const char *what) {
-  if (st == CORDON_SESSION_OK && run(s->db, "COMMIT", "") != SQLITE_OK) st = db_fail(s, err, what);
-  if (st != CORDON_SESSION_OK) run(s->db, "ROLLBACK", "");
+  if (st == CORDON_SESSION_OK && run(s, "COMMIT", "") != SQLITE_OK) st = db_fail(s, err, what);
+  if (st != CORDON_SESSION_OK) run(s, "ROLLBACK", "");
   return st;
 }
 
@@ -430,7 +446,6 @@ cordon_session_status cordon_session_request(cordon_session_store *s, const char
       st = CORDON_SESSION_TOO_LARGE;
     }
   }
-  cordon_boundary_free(b);
   if (st == CORDON_SESSION_OK) st = cordon_session_begin(s, err);
   if (st != CORDON_SESSION_OK) {
     cordon_buf_free(&xjson);
@@ -438,10 +453,10 @@ cordon_session_status cordon_session_request(cordon_session_store *s, const char
   }
   sqlite3_stmt *q;
   int64_t base = -1;
-  if (sqlite3_prepare_v2(s->db, "SELECT revision FROM sessions WHERE id = ? AND removed_at IS NULL", -1, &q, NULL) == SQLITE_OK) {
+  if ((q = prepare(s, "SELECT revision FROM sessions WHERE id = ? AND removed_at IS NULL"))) {
     sqlite3_bind_text(q, 1, full, -1, SQLITE_TRANSIENT);
     if (sqlite3_step(q) == SQLITE_ROW) base = sqlite3_column_int64(q, 0);
-    sqlite3_finalize(q);
+    release(s, q);
   }
   int64_t seq = next_seq(s, full);
   if (base < 0 || seq < 0) {
@@ -450,7 +465,7 @@ cordon_session_status cordon_session_request(cordon_session_store *s, const char
   } else {
     out->request = seq;
     out->base_revision = (uint64_t)base;
-    if (run(s->db,
+    if (run(s,
             "INSERT INTO log (session, seq, event, created_at, revision, body, justification) VALUES (?,?,'request',?,?,?,?)",
             "tiiitt", full, seq, (int64_t)time(NULL), base, cordon_buf_str(&xjson), justification) != SQLITE_OK)
       st = db_fail(s, err, "cannot store the request");
@@ -470,10 +485,8 @@ static const char *settle_state(const char *outcome) {
 static cordon_session_status read_request(cordon_session_store *s, const char *full, int64_t req, cordon_expansion *x,
                                           cordon_settle_result *out, cordon_buf *err) {
   sqlite3_stmt *q;
-  if (sqlite3_prepare_v2(s->db,
-                         "SELECT r.body, t.outcome, t.revision, t.detail FROM log r LEFT JOIN log t ON t.session = r.session "
-                         "AND t.event = 'settle' AND t.request = r.seq WHERE r.session = ? AND r.seq = ? AND r.event = 'request'",
-                         -1, &q, NULL) != SQLITE_OK)
+  if (!(q = prepare(s, "SELECT r.body, t.outcome, t.revision, t.detail FROM log r LEFT JOIN log t ON t.session = r.session "
+                      "AND t.event = 'settle' AND t.request = r.seq WHERE r.session = ? AND r.seq = ? AND r.event = 'request'")))
     return db_fail(s, err, "cannot read the request");
   sqlite3_bind_text(q, 1, full, -1, SQLITE_TRANSIENT);
   sqlite3_bind_int64(q, 2, req);
@@ -500,7 +513,7 @@ static cordon_session_status read_request(cordon_session_store *s, const char *f
     }
     cordon_buf_free(&why);
   }
-  sqlite3_finalize(q);
+  release(s, q);
   return st;
 }
 
@@ -518,9 +531,10 @@ cordon_session_status cordon_session_settle(cordon_session_store *s, const char 
   cordon_buf json = CORDON_BUF_INIT;
   size_t size = 0;
   st = read_current(s, full, &b, NULL, &size, err);
+  uint64_t base = b ? cordon_boundary_revision(b) : 0;
   if (st == CORDON_SESSION_OK) st = read_request(s, full, request, &x, out, err);
   if (st == CORDON_SESSION_OK && !out->already) {
-    uint64_t rev = cordon_boundary_revision(b);
+    uint64_t rev = base;
     cordon_assess_result res = {CORDON_ASSESS_CONFLICT, ""};
     if (!allow) {
       out->state = "denied";
@@ -545,20 +559,25 @@ cordon_session_status cordon_session_settle(cordon_session_store *s, const char 
     if (st == CORDON_SESSION_OK && seq < 0) st = db_fail(s, err, "cannot read the session log");
     int64_t now = (int64_t)time(NULL);
     if (st == CORDON_SESSION_OK &&
-        run(s->db,
+        run(s,
             "INSERT INTO log (session, seq, event, created_at, revision, request, outcome, body, reason, detail) "
             "VALUES (?,?,'settle',?,?,?,?,?,?,?)",
             "tiiiitttt", full, seq, now, (int64_t)out->revision, request, out->state,
             strcmp(out->state, "approved") == 0 ? cordon_buf_str(&json) : NULL, reason, out->detail) != SQLITE_OK)
       st = db_fail(s, err, "cannot store the settlement");
     if (st == CORDON_SESSION_OK && strcmp(out->state, "approved") == 0 &&
-        run(s->db, "UPDATE sessions SET revision = ?, updated_at = ? WHERE id = ?", "iit", (int64_t)out->revision, now, full) != SQLITE_OK)
+        run(s, "UPDATE sessions SET revision = ?, updated_at = ? WHERE id = ?", "iit", (int64_t)out->revision, now, full) != SQLITE_OK)
       st = db_fail(s, err, "cannot store the new revision");
   }
-  cordon_boundary_free(b);
   cordon_expansion_free(&x);
+  st = finish(s, st, err, "cannot store the settlement");
+  /* The store's boundary took the change in place: it stays only as what was stored (a change the
+   * size cap turned into a conflict, or one whose transaction failed, is forgotten with it). */
+  bool applied = st == CORDON_SESSION_OK && !out->already && strcmp(out->state, "approved") == 0;
+  if (b && (st != CORDON_SESSION_OK || cordon_boundary_revision(b) != base + applied)) drop_cache(s);
+  else if (applied) s->cache_size += json.len;
   cordon_buf_free(&json);
-  return finish(s, st, err, "cannot store the settlement");
+  return st;
 }
 
 cordon_session_status cordon_session_set_kind(cordon_session_store *s, const char *id, cordon_boundary_kind kind,
@@ -569,8 +588,16 @@ cordon_session_status cordon_session_set_kind(cordon_session_store *s, const cha
   }
   char full[CORDON_SESSION_ID_LEN + 1];
   cordon_session_status st = resolve_id(s, id, full, err);
+  /* Back to managed narrows the session: this commit waits for the disk, so that no power cut can undo
+   * it and leave the session in bypass (losing any other commit only loses a grant: docs/model.md). */
+  bool narrows = kind == CORDON_BOUNDARY_MANAGED;
+  if (st == CORDON_SESSION_OK && narrows && run(s, "PRAGMA synchronous = FULL", "") != SQLITE_OK)
+    st = db_fail(s, err, "cannot store the kind change");
   if (st == CORDON_SESSION_OK) st = cordon_session_begin(s, err);
-  if (st != CORDON_SESSION_OK) return st;
+  if (st != CORDON_SESSION_OK) {
+    if (narrows) run(s, "PRAGMA synchronous = NORMAL", "");
+    return st;
+  }
   cordon_boundary *b = NULL;
   cordon_session_info info;
   st = read_current(s, full, &b, &info, NULL, err);
@@ -595,14 +622,15 @@ cordon_session_status cordon_session_set_kind(cordon_session_store *s, const cha
   if (st == CORDON_SESSION_OK && seq < 0) st = db_fail(s, err, "cannot read the session log");
   int64_t now = (int64_t)time(NULL), rev = st == CORDON_SESSION_OK ? (int64_t)cordon_boundary_revision(b) + 1 : 0;
   if (st == CORDON_SESSION_OK &&
-      (run(s->db, "INSERT INTO log (session, seq, event, created_at, revision, outcome) VALUES (?,?,'kind',?,?,?)", "tiiit", full, seq,
+      (run(s, "INSERT INTO log (session, seq, event, created_at, revision, outcome) VALUES (?,?,'kind',?,?,?)", "tiiit", full, seq,
            now, rev, want) != SQLITE_OK ||
-       run(s->db, "UPDATE sessions SET revision = ?, kind = ?, updated_at = ? WHERE id = ?", "itit", rev, want, now, full) !=
+       run(s, "UPDATE sessions SET revision = ?, kind = ?, updated_at = ? WHERE id = ?", "itit", rev, want, now, full) !=
            SQLITE_OK))
     st = db_fail(s, err, "cannot store the kind change");
   if (st == CORDON_SESSION_OK && revision) *revision = (uint64_t)rev;
-  cordon_boundary_free(b);
-  return finish(s, st, err, "cannot store the kind change");
+  st = finish(s, st, err, "cannot store the kind change");
+  if (narrows) run(s, "PRAGMA synchronous = NORMAL", "");
+  return st;
 }
 
 cordon_session_status cordon_session_remove(cordon_session_store *s, const char *id, cordon_buf *err) {
@@ -611,9 +639,9 @@ cordon_session_status cordon_session_remove(cordon_session_store *s, const char 
   if (st == CORDON_SESSION_OK) st = cordon_session_begin(s, err);
   if (st != CORDON_SESSION_OK) return st;
   /* Marked first: the triggers let a log go only with its session, and a marked session never comes back. */
-  if (run(s->db, "UPDATE sessions SET removed_at = ? WHERE id = ? AND removed_at IS NULL", "it", (int64_t)time(NULL), full) != SQLITE_OK ||
-      run(s->db, "DELETE FROM log WHERE session = ?", "t", full) != SQLITE_OK ||
-      run(s->db, "DELETE FROM sessions WHERE id = ?", "t", full) != SQLITE_OK)
+  if (run(s, "UPDATE sessions SET removed_at = ? WHERE id = ? AND removed_at IS NULL", "it", (int64_t)time(NULL), full) != SQLITE_OK ||
+      run(s, "DELETE FROM log WHERE session = ?", "t", full) != SQLITE_OK ||
+      run(s, "DELETE FROM sessions WHERE id = ?", "t", full) != SQLITE_OK)
     st = db_fail(s, err, "cannot remove the session");
   return finish(s, st, err, "cannot remove the session");
 }
@@ -625,16 +653,14 @@ cordon_session_status cordon_session_log(cordon_session_store *s, const char *id
   cordon_session_status st = resolve_id(s, id, full, err);
   if (st != CORDON_SESSION_OK) return st;
   sqlite3_stmt *q;
-  if (sqlite3_prepare_v2(s->db,
-                         "SELECT l.seq, l.event, l.created_at, l.revision, l.request, "
+  if (!(q = prepare(s, "SELECT l.seq, l.event, l.created_at, l.revision, l.request, "
                          "  CASE l.event WHEN 'request' THEN COALESCE(t.outcome, 'pending') ELSE l.outcome END, "
                          "  CASE l.event WHEN 'request' THEN l.body END, l.justification, COALESCE(l.reason, t.reason), "
                          "  COALESCE(l.detail, t.detail), t.created_at, t.revision "
                          "FROM log l LEFT JOIN log t ON l.event = 'request' AND t.session = l.session AND t.event = 'settle' "
                          "  AND t.request = l.seq "
                          "WHERE l.session = ? AND l.seq > ? AND (? = 0 OR (l.event = 'request' AND t.outcome IS NULL)) "
-                         "ORDER BY l.seq LIMIT ?",
-                         -1, &q, NULL) != SQLITE_OK)
+                         "ORDER BY l.seq LIMIT ?")))
     return db_fail(s, err, "cannot read the session log");
   sqlite3_bind_text(q, 1, full, -1, SQLITE_TRANSIENT);
   sqlite3_bind_int64(q, 2, since);
@@ -656,6 +682,6 @@ cordon_session_status cordon_session_log(cordon_session_store *s, const char *id
                               sqlite3_column_type(q, 11) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 11)};
     fn(&e, ud);
   }
-  sqlite3_finalize(q);
+  release(s, q);
   return rc == SQLITE_DONE ? CORDON_SESSION_OK : db_fail(s, err, "cannot read the session log");
 }

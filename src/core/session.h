@@ -21,7 +21,7 @@
 
 #define CORDON_SESSION_ID_LEN 16          /* hex characters */
 #define CORDON_SESSION_TEXT_MAX 4096      /* bytes of a justification or a reason */
-#define CORDON_SESSION_SCHEMA_VERSION 2   /* PRAGMA user_version; 0 with a `revisions` table is version 1 */
+#define CORDON_SESSION_SCHEMA_VERSION 3   /* PRAGMA user_version; 0 with a `revisions` table is version 1 */
 
 typedef enum {
   CORDON_SESSION_OK = 0,
@@ -44,7 +44,7 @@ typedef struct cordon_session_store cordon_session_store;
 /* Opens the database at `path`. A missing file is created (parents mode 0700) complete with its schema,
  * atomically: it appears under its name only once it is whole. An existing file must be a cordon
  * session database that passes PRAGMA quick_check: a 0-byte, truncated, damaged or foreign file is
- * CORDON_SESSION_CORRUPT, never replaced. A version 1 database is migrated in one transaction. */
+ * CORDON_SESSION_CORRUPT, never replaced. A version 1 or 2 database is migrated in one transaction. */
 cordon_session_status cordon_session_open(const char *path, cordon_session_store **out, cordon_buf *err);
 void cordon_session_close(cordon_session_store *s);
 

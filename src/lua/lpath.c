@@ -1,5 +1,6 @@
 /* src/lua/lpath.c — cordon.c.path: absolute paths (see src/core/path.h). Bad paths are runtime
  * failures (nil, "code: message", "code"); a non-string argument is misuse and raises. */
+#include "core/exec_search.h"
 #include "core/path.h"
 #include "lua/lutil.h"
 
@@ -21,13 +22,23 @@ static int l_normalize(lua_State *L) {
   return 1;
 }
 
-/* within(root, p) -> boolean; both are normalized first and a bad one is simply not within. */
+/* `in` as the walking primitives need it: normalized into `buf`; or as given when only a control byte
+ * stands in the way, because a file on disk may be named so (only policies refuse them); NULL for a
+ * relative, ".."-holding or over-long path, with its status in *st. */
+static const char *as_path(const char *in, char *buf, size_t cap, cordon_path_status *st) {
+  *st = cordon_path_normalize(in, buf, cap);
+  if (*st == CORDON_PATH_OK) return buf;
+  if (*st == CORDON_PATH_CONTROL_CHAR && in[0] == '/' && strlen(in) < cap) return in;
+  return NULL;
+}
+
+/* within(root, p) -> boolean; a relative, ".."-holding or over-long path is not within anything. */
 static int l_within(lua_State *L) {
   const char *root = cordon_lua_checkstring(L, 1), *p = cordon_lua_checkstring(L, 2);
   char r[CORDON_PATH_MAX + 1], q[CORDON_PATH_MAX + 1];
-  bool ok = cordon_path_normalize(root, r, sizeof r) == CORDON_PATH_OK &&
-            cordon_path_normalize(p, q, sizeof q) == CORDON_PATH_OK && cordon_path_within(r, q);
-  lua_pushboolean(L, ok);
+  cordon_path_status st;
+  const char *rr = as_path(root, r, sizeof r, &st), *qq = rr ? as_path(p, q, sizeof q, &st) : NULL;
+  lua_pushboolean(L, rr && qq && cordon_path_within(rr, qq));
   return 1;
 }
 
@@ -35,9 +46,10 @@ static int l_within(lua_State *L) {
 static int l_parent(lua_State *L) {
   const char *in = cordon_lua_checkstring(L, 1);
   char norm[CORDON_PATH_MAX + 1], out[CORDON_PATH_MAX + 1];
-  cordon_path_status st = cordon_path_normalize(in, norm, sizeof norm);
-  if (st != CORDON_PATH_OK) return fail_path(L, st, "take the parent of", in);
-  if (!cordon_path_parent(norm, out, sizeof out)) lua_pushnil(L);
+  cordon_path_status st;
+  const char *p = as_path(in, norm, sizeof norm, &st);
+  if (!p) return fail_path(L, st, "take the parent of", in);
+  if (!cordon_path_parent(p, out, sizeof out)) lua_pushnil(L);
   else lua_pushstring(L, out);
   return 1;
 }
@@ -52,10 +64,11 @@ static void push_ancestor(const char *a, void *ud) {
 static int l_ancestors(lua_State *L) {
   const char *in = cordon_lua_checkstring(L, 1);
   char norm[CORDON_PATH_MAX + 1];
-  cordon_path_status st = cordon_path_normalize(in, norm, sizeof norm);
-  if (st != CORDON_PATH_OK) return fail_path(L, st, "list the ancestors of", in);
+  cordon_path_status st;
+  const char *p = as_path(in, norm, sizeof norm, &st);
+  if (!p) return fail_path(L, st, "list the ancestors of", in);
   lua_newtable(L);
-  cordon_path_ancestors(norm, push_ancestor, L);
+  cordon_path_ancestors(p, push_ancestor, L);
   return 1;
 }
 
@@ -96,6 +109,35 @@ static int l_join(lua_State *L) {
   return 1;
 }
 
+/* join_lexical(dir, rel) -> string: rel read from the absolute dir with "." and ".." resolved as text
+ * (git reads a relative gitdir or commondir so); an absolute rel stands alone. */
+static int l_join_lexical(lua_State *L) {
+  const char *dir = cordon_lua_checkstring(L, 1), *rel = cordon_lua_checkstring(L, 2);
+  if (dir[0] != '/') return cordon_lua_fail(L, "relative", "cannot join onto relative \"%s\"", dir);
+  char out[CORDON_PATH_MAX + 1];
+  if (!cordon_path_join_lexical(dir, rel, out, sizeof out))
+    return cordon_lua_fail(L, "too_long", "joined path is longer than %d bytes", CORDON_PATH_MAX);
+  lua_pushstring(L, out);
+  return 1;
+}
+
+static bool add_candidate(const char *candidate, void *ud) {
+  lua_State *L = ud;
+  lua_pushstring(L, candidate);
+  lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+  return false;
+}
+
+/* search(name [, PATH]) -> { place… }: where exec looks for a bare name, in order (PATH nil: the default
+ * one). The caller stats them (through cordon.c.sys, so the run cache sees what was looked at). */
+static int l_search(lua_State *L) {
+  const char *name = cordon_lua_checkstring(L, 1), *path = cordon_lua_optstring(L, 2, NULL);
+  if (!*name || strchr(name, '/')) return cordon_lua_fail(L, "invalid_request", "not a bare command name: \"%s\"", name);
+  lua_newtable(L);
+  cordon_exec_search(path, name, add_candidate, L);
+  return 1;
+}
+
 static const luaL_Reg path_funcs[] = {
     {"normalize", l_normalize},
     {"within", l_within},
@@ -104,6 +146,8 @@ static const luaL_Reg path_funcs[] = {
     {"expand_home", l_expand_home},
     {"canonicalize", l_canonicalize},
     {"join", l_join},
+    {"join_lexical", l_join_lexical},
+    {"search", l_search},
     {NULL, NULL},
 };
 

@@ -4,6 +4,7 @@
 #include "lua/lutil.h"
 #include "sbpl/parse.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 typedef struct {
@@ -205,12 +206,48 @@ static int l_parse(lua_State *L) {
 
 /* --- methods ------------------------------------------------------------------------------------ */
 
+/* True when `s`, with runs of '/' read as one (as the kernel reads them), starts with `prefix`. */
+static bool starts_collapsed(const char *s, const char *prefix) {
+  while (*prefix) {
+    if (*s != *prefix) return false;
+    if (*s == '/')
+      while (s[1] == '/') s++;
+    s++, prefix++;
+  }
+  return true;
+}
+
+/* A literal, subpath or prefix filter with a string argument under `prefix` (and longer than it), at the
+ * top or inside require-any groups: the shapes a caller reading paths out of rules can use. */
+static bool names_path_under(const cordon_filter *f, const char *prefix, size_t plen) {
+  if (strcmp(f->name, "require-any") == 0) {
+    for (size_t k = 0; k < f->nchildren; k++)
+      if (names_path_under(f->children[k], prefix, plen)) return true;
+    return false;
+  }
+  bool path = strcmp(f->name, "literal") == 0 || strcmp(f->name, "subpath") == 0 || strcmp(f->name, "prefix") == 0;
+  if (!path || f->nargs < 1 || f->args[0].is_param) return false;
+  return strlen(f->args[0].text) > plen && starts_collapsed(f->args[0].text, prefix);
+}
+
+/* rules([{ path_under = PREFIX }]) -> { rule… }; with path_under, only the rules naming a path below it
+ * (a guard over HOME reads a few hundred of a whole tree's thousands, without a table for each). */
 static int l_rules(lua_State *L) {
   cordon_policy *p = cordon_lua_checkpolicy(L, 1);
-  lua_createtable(L, (int)p->nrules, 0);
+  const char *under = NULL;
+  size_t ulen = 0;
+  if (!lua_isnoneornil(L, 2)) {
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_getfield(L, 2, "path_under");
+    under = cordon_lua_optstring(L, -1, NULL);  /* stays on the stack, anchoring the string */
+    ulen = under ? strlen(under) : 0;
+  }
+  lua_createtable(L, under ? 0 : (int)p->nrules, 0);
+  lua_Integer n = 0;
   for (size_t i = 0; i < p->nrules; i++) {
+    if (under && !(p->rules[i].filter && names_path_under(p->rules[i].filter, under, ulen))) continue;
     cordon_lua_pushrule(L, &p->rules[i]);
-    lua_rawseti(L, -2, (lua_Integer)i + 1);
+    lua_rawseti(L, -2, ++n);
   }
   return 1;
 }

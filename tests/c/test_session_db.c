@@ -1,6 +1,6 @@
 /* tests/c/test_session_db.c — the session database itself: append-only for every statement (whoever
  * runs it), an empty, truncated, page-damaged or garbage file refused rather than replaced, the
- * migration from schema 1, and the size cap checked before anything is stored. */
+ * migrations from schemas 1 and 2, and the size cap checked before anything is stored. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -181,6 +181,56 @@ static void a_forged_approval_is_corrupt_because_it_does_not_assess(void **state
   cordon_buf_free(&err);
 }
 
+/* Forges approvals of `deltas` (NULL-terminated) after the populated revision 1, past the triggers. */
+static void forge_approvals(const char *id, const char *const *deltas) {
+  sqlite3 *raw = NULL;
+  assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+  assert_int_equal(sqlite3_exec(raw, "DROP TRIGGER IF EXISTS log_at_the_end; DROP TRIGGER IF EXISTS log_revision_once;"
+                                     "DROP TRIGGER IF EXISTS sessions_revision;", NULL, NULL, NULL),
+                   SQLITE_OK);
+  char sql[1024];
+  int rev = 1;
+  for (int i = 0; deltas[i]; i++) {
+    rev++;
+    snprintf(sql, sizeof sql,
+             "INSERT INTO log (session, seq, event, created_at, revision, body, justification) VALUES ('%s', %d, 'request', 0, %d, '%s', 'x');"
+             "INSERT INTO log (session, seq, event, created_at, revision, request, outcome, body) VALUES ('%s', %d, 'settle', 0, %d, %d,"
+             " 'approved', '%s'); UPDATE sessions SET revision = %d WHERE id = '%s';",
+             id, 1 + 2 * rev - 2, rev - 1, deltas[i], id, 2 * rev, rev, 1 + 2 * rev - 2, deltas[i], rev, id);
+    if (sqlite3_exec(raw, sql, NULL, NULL, NULL) != SQLITE_OK) fail_msg("forge: %s", sqlite3_errmsg(raw));
+  }
+  sqlite3_close(raw);
+}
+
+static void a_forged_approval_that_adds_nothing_is_corrupt_whatever_its_shape(void **state) {
+  (void)state;
+  /* The populated session reads everything and writes /data (subtree) at revision 1. */
+  static const char *const cases[][3] = {
+      {"{\"filesystem\":[{\"path\":\"/data/x\",\"access\":\"write\",\"scope\":\"exact\"}]}", NULL}, /* one grant, covered */
+      {"{\"filesystem\":[{\"path\":\"/etc\",\"access\":\"read\",\"scope\":\"subtree\"}]}", NULL},    /* read: covered */
+      {"{\"network\":true,\"filesystem\":[]}", "{\"network\":true,\"filesystem\":[]}", NULL},                                                  /* network twice */
+      {"{\"filesystem\":[{\"path\":\"/new\",\"access\":\"write\",\"scope\":\"exact\"},"
+       "{\"path\":\"/data/y\",\"access\":\"write\",\"scope\":\"exact\"}]}", NULL},                         /* one of two new */
+      {"{\"network\":true,\"filesystem\":[{\"path\":\"/data/z\",\"access\":\"write\",\"scope\":\"exact\"}]}",
+       NULL},                                                                                              /* network new, grant not */
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    char id[CORDON_SESSION_ID_LEN + 1];
+    populate(id, 0);
+    forge_approvals(id, cases[c]);
+    cordon_buf err = CORDON_BUF_INIT;
+    cordon_session_store *s = NULL;
+    assert_int_equal(cordon_session_open(db, &s, &err), CORDON_SESSION_OK);
+    cordon_boundary *b = NULL;
+    cordon_session_status st = cordon_session_load(s, id, &b, NULL, &err);
+    if (st != CORDON_SESSION_CORRUPT) fail_msg("case %zu loaded (%s)", c, cordon_session_status_name(st));
+    assert_null(b);
+    if (!strstr(cordon_buf_str(&err), "not a change the boundary lacked")) fail_msg("case %zu: %s", c, cordon_buf_str(&err));
+    cordon_session_close(s);
+    cordon_buf_free(&err);
+  }
+}
+
 static void write_file(const char *bytes, size_t n) {
   FILE *f = fopen(db, "wb");
   assert_non_null(f);
@@ -305,7 +355,7 @@ static void a_schema_1_database_is_migrated_with_its_history(void **state) {
   assert_int_equal(info.revision, 1);
   assert_string_equal(info.kind, "managed");
   assert_true(cordon_boundary_contains(b, b1) && cordon_boundary_contains(b1, b));
-  /* And it goes on growing as schema 2 does. */
+  /* And it goes on growing as the current schema does. */
   cordon_expansion net = CORDON_EXPANSION_INIT;
   net.network = true;
   cordon_request_result r;
@@ -330,6 +380,69 @@ static void a_schema_1_database_is_migrated_with_its_history(void **state) {
   cordon_buf_free(&j0);
   cordon_buf_free(&j1);
   cordon_buf_free(&err);
+}
+
+/* One integer from `sql` on a raw connection to the store. */
+static int raw_int(sqlite3 *raw, const char *sql) {
+  sqlite3_stmt *q;
+  assert_int_equal(sqlite3_prepare_v2(raw, sql, -1, &q, NULL), SQLITE_OK);
+  assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+  int v = sqlite3_column_int(q, 0);
+  sqlite3_finalize(q);
+  return v;
+}
+
+static void a_schema_2_database_is_migrated_and_keeps_every_rule(void **state) {
+  (void)state;
+  char id[CORDON_SESSION_ID_LEN + 1];
+  populate(id, 1);
+  sqlite3 *raw = NULL;
+  assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+  /* Back to schema 2 as cordon wrote it: the trigger that scanned the log, and the extra index. */
+  assert_int_equal(sqlite3_exec(raw,
+                                "BEGIN; DROP TRIGGER sessions_revision;"
+                                "CREATE TRIGGER sessions_revision BEFORE UPDATE ON sessions"
+                                "  WHEN (NEW.revision IS NOT OLD.revision OR NEW.kind IS NOT OLD.kind)"
+                                "    AND (NEW.revision IS NOT OLD.revision + 1 OR NOT EXISTS (SELECT 1 FROM log WHERE session = NEW.id"
+                                "      AND revision = NEW.revision AND (event = 'kind' AND outcome = NEW.kind"
+                                "        OR event = 'settle' AND outcome = 'approved' AND NEW.kind IS OLD.kind)))"
+                                "  BEGIN SELECT RAISE(ABORT, 'a revision rises only by 1, with its log entry'); END;"
+                                "CREATE INDEX log_approved ON log (session, revision) WHERE event = 'settle' AND outcome = 'approved';"
+                                "PRAGMA user_version = 2; COMMIT;",
+                                NULL, NULL, NULL),
+                   SQLITE_OK);
+  sqlite3_close(raw);
+  assert_int_equal(stored_revision(id), 1); /* opening migrates */
+  assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+  assert_int_equal(raw_int(raw, "PRAGMA user_version"), CORDON_SESSION_SCHEMA_VERSION);
+  assert_int_equal(raw_int(raw, "SELECT count(*) FROM sqlite_schema WHERE name = 'log_approved'"), 0);
+  assert_int_equal(raw_int(raw, "SELECT count(*) FROM sqlite_schema WHERE name = 'sessions_revision' AND sql LIKE '%outcome = ''approved'')%'"), 1);
+  char sql[512];
+  snprintf(sql, sizeof sql, "UPDATE sessions SET revision = revision + 1 WHERE id = '%s'", id);
+  assert_int_not_equal(sqlite3_exec(raw, sql, NULL, NULL, NULL), SQLITE_OK); /* still no revision without its entry */
+  snprintf(sql, sizeof sql, "UPDATE sessions SET revision = 2 WHERE id = '%s'", id);
+  assert_int_not_equal(sqlite3_exec(raw, sql, NULL, NULL, NULL), SQLITE_OK);
+  snprintf(sql, sizeof sql,
+           "BEGIN; INSERT INTO log (session, seq, event, created_at, revision, outcome) VALUES ('%s', 3, 'kind', 0, 2, 'bypass');"
+           "UPDATE sessions SET revision = 2, kind = 'managed' WHERE id = '%s'; ROLLBACK;",
+           id, id);
+  assert_int_not_equal(sqlite3_exec(raw, sql, NULL, NULL, NULL), SQLITE_OK); /* the entry says another kind */
+  sqlite3_exec(raw, "ROLLBACK", NULL, NULL, NULL);
+  sqlite3_close(raw);
+  /* And it goes on growing. */
+  cordon_buf err = CORDON_BUF_INIT;
+  cordon_session_store *s = NULL;
+  assert_int_equal(cordon_session_open(db, &s, &err), CORDON_SESSION_OK);
+  cordon_expansion net = CORDON_EXPANSION_INIT;
+  net.network = true;
+  cordon_request_result r;
+  assert_int_equal(cordon_session_request(s, id, &net, "downloads", &r, &err), CORDON_SESSION_OK);
+  cordon_settle_result sr;
+  assert_int_equal(cordon_session_settle(s, id, r.request, true, NULL, &sr, &err), CORDON_SESSION_OK);
+  assert_int_equal(sr.revision, 2);
+  cordon_session_close(s);
+  cordon_buf_free(&err);
+  assert_int_equal(stored_revision(id), 2);
 }
 
 static void the_size_cap_is_checked_before_a_request_is_stored(void **state) {
@@ -393,12 +506,14 @@ int main(void) {
       cmocka_unit_test_setup_teardown(every_statement_that_would_rewrite_history_is_refused_by_the_database, setup, teardown),
       cmocka_unit_test_setup_teardown(a_log_that_does_not_add_up_is_corrupt_never_loaded, setup, teardown),
       cmocka_unit_test_setup_teardown(a_forged_approval_is_corrupt_because_it_does_not_assess, setup, teardown),
+      cmocka_unit_test_setup_teardown(a_forged_approval_that_adds_nothing_is_corrupt_whatever_its_shape, setup, teardown),
       cmocka_unit_test_setup_teardown(an_empty_file_is_an_error_never_a_fresh_database, setup, teardown),
       cmocka_unit_test_setup_teardown(a_garbage_file_is_an_error, setup, teardown),
       cmocka_unit_test_setup_teardown(a_sqlite_file_of_someone_else_is_an_error, setup, teardown),
       cmocka_unit_test_setup_teardown(a_truncated_file_is_an_error, setup, teardown),
       cmocka_unit_test_setup_teardown(a_damaged_page_is_an_error_and_takes_no_writes, setup, teardown),
       cmocka_unit_test_setup_teardown(a_schema_1_database_is_migrated_with_its_history, setup, teardown),
+      cmocka_unit_test_setup_teardown(a_schema_2_database_is_migrated_and_keeps_every_rule, setup, teardown),
       cmocka_unit_test_setup_teardown(the_size_cap_is_checked_before_a_request_is_stored, setup, teardown),
       cmocka_unit_test_setup_teardown(a_new_database_appears_whole_and_private, setup, teardown),
   };

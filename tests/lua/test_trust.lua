@@ -174,4 +174,12 @@ t.test("check_file reports a missing file as not found", function()
 end)
 
 sh("rm -rf " .. q(root))
+t.test("an entry with '..' is refused, never read as the directory it would pop to", function()
+  local _, msg = trust.read_list("L", HASH .. " /safe/../evil\n")
+  t.ok(msg and msg:find("L:1:1: trusted directory must not contain '..'", 1, true), msg)
+  _, msg = trust.read_list("L", "/a/..\n")
+  t.ok(msg and msg:find("must not contain '..'", 1, true), msg)
+  t.ok(trust.read_list("L", HASH .. " /a/..b/c\n"), "a name that starts with two dots is a name")
+end)
+
 return t.finish()

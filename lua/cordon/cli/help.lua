@@ -17,6 +17,8 @@ M.lines = {
   ["cordon.path.expand_home"] = "expand_home(p [, home]) -> p with a leading ~ replaced by home ($HOME)",
   ["cordon.path.canonicalize"] = "canonicalize(p) -> p with the symlinks of its existing prefix resolved",
   ["cordon.path.join"] = "join(base, rel) -> base/rel normalized; rel must be relative, without '..'",
+  ["cordon.path.join_lexical"] = "join_lexical(dir, rel) -> rel read from dir with . and .. resolved as text (git's relative gitdir); an absolute rel stands alone",
+  ["cordon.path.search"] = "search(name [, PATH]) -> { place... }: where exec looks for a bare name, in order (the default PATH when none)",
 
   ["cordon.profile.standard"] = "standard(name) -> Profile: read-only, workspace-write or danger-full-access",
   ["cordon.profile.new"] = "new(t) -> Profile | nil, msg, 'invalid_profile': a permission profile from its table form",

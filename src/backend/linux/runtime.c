@@ -16,6 +16,7 @@
 #include "backend/linux/procsetup.h"
 #include "backend/linux/seccomp.h"
 #include "backend/linux/view.h"
+#include "core/exec_search.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -108,43 +109,11 @@ static cordon_lx_status drop_capabilities(int keep, cordon_buf *msg) {
   return CORDON_LX_OK;
 }
 
-static const char *env_path(const char *const *env) {
-  for (size_t i = 0; env && env[i]; i++)
-    if (strncmp(env[i], "PATH=", 5) == 0) return env[i] + 5;
-  return "/usr/local/bin:/usr/bin:/bin";
-}
-
 /* execve, searching PATH from the command's own environment (not cordon's) when argv[0] has no '/'. */
 static cordon_lx_status exec_command(const char *const *argv, const char *const *env, cordon_buf *msg) {
   static const char *const empty[] = {NULL};
-  char *const *ev = (char *const *)(env ? env : empty);
   const char *cmd = argv[0];
-  int err;
-  if (strchr(cmd, '/')) {
-    execve(cmd, (char *const *)argv, ev);
-    err = errno;
-  } else {
-    bool denied = false;
-    err = ENOENT;
-    const char *p = env_path(env);
-    char full[4096];
-    while (true) {
-      const char *end = strchr(p, ':');
-      size_t n = end ? (size_t)(end - p) : strlen(p);
-      int len = n ? snprintf(full, sizeof full, "%.*s/%s", (int)n, p, cmd) : snprintf(full, sizeof full, "%s", cmd);
-      if (len > 0 && (size_t)len < sizeof full) {
-        execve(full, (char *const *)argv, ev);
-        if (errno == EACCES) denied = true;
-        else if (errno != ENOENT && errno != ENOTDIR) {
-          err = errno;
-          break;
-        }
-      }
-      if (!end) break;
-      p = end + 1;
-    }
-    if (err == ENOENT && denied) err = EACCES;
-  }
+  int err = cordon_exec_path(cmd, (char *const *)argv, (char *const *)(env ? env : empty));
   cordon_buf_printf(msg, "%s: %s", cmd, strerror(err));
   return err == ENOENT || err == ENOTDIR ? CORDON_LX_NOT_FOUND : CORDON_LX_NOT_EXECUTABLE;
 }
