@@ -88,7 +88,7 @@ put(esc("a copy of the built-in profile tree (the binary carries its own), to re
   .. "tree of your own for --profiles-dir."))
 put(".TP")
 put(esc("share/doc/cordon/"))
-put(esc("the documentation: cli.md, linux-backend.md (with the threat model), lua-profiles.md and the rest."))
+put(esc("the documentation: cli.md, linux-backend.md (with the threat model), profile-scripts.md and the rest."))
 put(".SH EXAMPLES")
 local examples = {
   { "cordon run \\-\\- bash", "a shell in the current directory, with the default profile (workspace-write)." },

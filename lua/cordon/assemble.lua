@@ -8,7 +8,9 @@
 --      backend's rules: workdir, tmp and network access per --profile/--mode);
 --   5. inside granted roots, HOME's secrets and persistence paths keep the tree's decision (guard.lua);
 --      protected-metadata denies inside writable roots, and what the repositories' git config runs;
---   6. each --append-profile, in the order given;
+--   6. each --append-profile, in the order given, then each --script; then the rules on_rules hooks
+--      add (a profile script's top level runs with selection, its on_profile hook before step 4's
+--      section: cordon.scripts);
 --   7. final denies protecting the appended profiles, the config files and cordon's own directories;
 --   8. the sandbox's own caches (caches.lua): the one hole in cordon's state, so it comes last.
 -- A writable root that holds HOME grants none of HOME's dot-entries (protect.home_exclusion).
@@ -172,16 +174,11 @@ local function ensure_newline(s)
   return s .. "\n"
 end
 
--- An appended profile: SBPL text as is, or a restricted Lua profile script compiled to IR and written.
-local function appended_text(path, req)
-  if path:sub(-4) == ".lua" then
-    local luaprofile = require "cordon.luaprofile"
-    -- The script sees the policy's own view: HOME and workdir as the target platform names them.
-    local rules, err, code = luaprofile.load(path, { home = req.home, workdir = req.workdir, platform = req.platform })
-    if not rules then return nil, err, code end
-    return write_rules(rules)
-  end
-  local text, err, code = require("cordon.c.sys").readfile(path, 4 << 20)
+-- An appended profile: SBPL text as is, or the rules of a profile script (which cordon.scripts ran).
+local function appended_text(a, run)
+  local scripts = require "cordon.scripts"
+  if scripts.is_script(a) then return scripts.appended_text(run, a) end
+  local text, err, code = require("cordon.c.sys").readfile(a.host, 4 << 20)
   if not text then return nil, err, code end
   return text
 end
@@ -269,7 +266,8 @@ function Assembled:locate(source)
   local at
   for _, s in ipairs(self.sources) do if s.line <= line then at = s end end
   if not at then return nil end
-  return at.name .. ":" .. (line - at.line)
+  -- a profile script's rule names the line of the script that made it
+  return at.lines and at.lines[line - at.line] or (at.name .. ":" .. (line - at.line))
 end
 
 -- What the repositories' git config makes git run, inside the writable roots (policy paths), and notes
@@ -305,9 +303,13 @@ function M.assemble(opts)
   local tree
   tree, err, code = require("cordon.fragments").load { profiles_dir = req.profiles_dir }
   if not tree then return nil, err, code end
-  local sel
-  sel, err, code = require("cordon.select").resolve(tree, req)
-  if not sel then return nil, err, code end
+  -- Selection, with the top level of every profile script run and its actions applied (cordon.scripts).
+  local scripts = require "cordon.scripts"
+  local run
+  run, err, code = scripts.start(tree, req)
+  if not run then return nil, err, code end
+  local sel = run.sel
+  req = run.req
 
   local params, add_param = param_list()
   add_param("HOME_DIR", req.home)
@@ -323,13 +325,16 @@ function M.assemble(opts)
       line, pos = line + 1, nl + 1
     end
   end
-  local function section(name, reason, text)
-    sources[#sources + 1] = { name = name, reason = reason, line = line }
+  local function section(name, reason, text, lines)
+    sources[#sources + 1] = { name = name, reason = reason, line = line, lines = lines }
     emit(";; Source: " .. name .. "\n")
     emit(ensure_newline(text))
   end
 
-  for _, s in ipairs(sel.fragments) do section(s.name, s.reason, tree.byname[s.name].text) end
+  for _, s in ipairs(sel.fragments) do
+    local frag = tree.byname[s.name]
+    section(s.name, s.reason, frag.text, frag.script_lines)
+  end
   local tree_text = table.concat(chunks)
   for _, kv in ipairs(protect.params(req, tree_text)) do add_param(kv[1], kv[2]) end
 
@@ -396,6 +401,8 @@ function M.assemble(opts)
   local prof
   prof, err, code = M.assembly_profile(req.profile_name, req.network, req.session_profile)
   if not prof then return nil, err, code end
+  prof, err, code = scripts.on_profile(run, prof)
+  if not prof then return nil, err, code end
   if req.workdir then
     local text
     text, err, code = write_rules { ancestor_rule(req.workdir, "workdir " .. req.workdir) }
@@ -442,10 +449,23 @@ function M.assemble(opts)
   end
 
   for _, a in ipairs(req.append_profile) do
-    text, err, code = appended_text(a.host, req)
-    if not text then return nil, err, code end
-    section(a.path, "--append-profile (" .. a.source .. ")", text)
+    local lines
+    text, lines, code = appended_text(a, run)
+    if not text then return nil, lines, code end
+    section(a.path, (a.script and "--script (" or "--append-profile (") .. a.source .. ")", text, lines)
   end
+
+  -- on_rules hooks add their rules here: after every other rule, before the denies that keep cordon's
+  -- own inputs read-only, which no script may open.
+  local added
+  added, err, code = scripts.on_rules(run, table.concat(chunks), params, function(source)
+    return Assembled.locate({ sources = sources }, source)
+  end)
+  if not added then
+    if code == "parse_error" then return nil, map_error(err, sources), "profile_error" end
+    return nil, err, code
+  end
+  for _, a in ipairs(added) do section(a.name, a.reason, a.text, a.lines) end
 
   text, err, code = write_rules(protect.final_rules(req, M.WRITE_OPS))
   if not text then return nil, err, code end
@@ -468,10 +488,12 @@ function M.assemble(opts)
   local ws = req.workspace or {}
   for name, value in pairs(ws.env or {}) do defaults[name], default_from[name] = value, ws.env_from[name] end
   local env
-  env, err, code = build_env(req, defaults, caches.env)
+  local set, set_from = scripts.env(run, caches.env, caches.env_from)
+  env, err, code = build_env(req, defaults, set)
   if not env then return nil, err, code end
   env.default_sources = default_from
-  env.set_sources = caches.env_from
+  env.set_sources = set_from
+  scripts.finish(run)
 
   return setmetatable({
     text = full,
@@ -499,6 +521,7 @@ function M.assemble(opts)
     config = req.config,
     tree_root = tree.root,
     request = req,
+    scripts = scripts.report(run),
   }, Assembled)
 end
 

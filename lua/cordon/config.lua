@@ -3,7 +3,7 @@
 --   require("cordon.config").load{ home = "/h", workdir = "/w", trust_workdir_config = false,
 --       user_config = nil, config_dir = nil, trust_list = nil, writable_roots = nil, environ = nil }
 --   --> { files = { { path, kind = "user"|"workdir", found, trusted, trust_source, ignored_reason, hash } },
---         values = { enable, add_dirs, add_dirs_ro, profile, env_pass, append_profile },
+--         values = { enable, add_dirs, add_dirs_ro, profile, env_pass, append_profile, scripts },
 --         dir = config dir, trust_list = { path, found, problem }, protect = { paths to keep read-only } }
 --   or nil, "config_error: FILE:LINE:COL: message", "config_error"
 --
@@ -28,6 +28,7 @@ M.keys = {
   profile = { field = "profile", kind = "text" },
   ["env-pass"] = { field = "env_pass", kind = "names", what = "environment variable name" },
   ["append-profile"] = { field = "append_profile", kind = "paths", workdir_only = true },
+  scripts = { field = "scripts", kind = "paths", workdir_only = true },
 }
 
 local function fail(file, node, fmt, ...)
@@ -210,7 +211,7 @@ function M.load(req)
 
   local result = {
     files = {}, dir = dir, protect = { dir, user_path, list_path }, trust_list = { path = list_path },
-    values = { enable = {}, add_dirs = {}, add_dirs_ro = {}, env_pass = {}, append_profile = {} },
+    values = { enable = {}, add_dirs = {}, add_dirs_ro = {}, env_pass = {}, append_profile = {}, scripts = {} },
   }
   local values = result.values
 

@@ -77,6 +77,7 @@ function M.from_policy(policy)
             withheld = env.withheld or {}, overridden = env.overridden or {} },
     params = params,
     sources = policy.sources,
+    scripts = policy.scripts or { scripts = {}, actions = {}, hooks = {} },
     policy_bytes = #policy.text,
     policy_lines = count_lines(policy.text),
   }
@@ -111,6 +112,28 @@ function M.explain(opts)
   local policy, err, code = require("cordon.assemble").assemble(opts)
   if not policy then return nil, err, code end
   return M.from_policy(policy)
+end
+
+-- The profile scripts: each with where it came from, then every action and what each hook changed,
+-- all with the file:line that did it (docs/profile-scripts.md).
+function M.render_scripts(sc, p)
+  if not sc or #sc.scripts == 0 then return end
+  p("  profile scripts (%d):", #sc.scripts)
+  for _, s in ipairs(sc.scripts) do
+    local hooks = {}
+    for _, at in ipairs(s.on_profile) do hooks[#hooks + 1] = "on_profile " .. at end
+    for _, at in ipairs(s.on_rules) do hooks[#hooks + 1] = "on_rules " .. at end
+    p("    %s (%s): %d %s%s", s.path, s.from or "?", s.rules, s.rules == 1 and "rule" or "rules",
+      #hooks > 0 and ("; hooks " .. table.concat(hooks, ", ")) or "")
+  end
+  for _, a in ipairs(sc.actions) do
+    local what = a.kind == "setenv" and (a.args[1] .. "=" .. tostring(a.args[2])) or tostring(a.args[1])
+    p("    %s %s (%s)", a.kind, what, a.at)
+  end
+  for _, h in ipairs(sc.hooks) do
+    p("    %s %s: %s", h.hook, h.at, table.concat(h.changes, "; "))
+    for _, src in ipairs(h.added or {}) do p("      added the rule from %s", src) end
+  end
 end
 
 local function list_or_none(t) return (t and #t > 0) and table.concat(t, " ") or "(none)" end
@@ -188,6 +211,7 @@ function M.render(d)
     end
   end
   for _, a in ipairs(d.appended) do p("  appended profile: %s (from %s)", a.path, a.source) end
+  M.render_scripts(d.scripts, p)
   p("  protected (writes denied, %d paths; see docs/assembly.md for why):", #d.protected)
   local groups, order = {}, {}
   for _, x in ipairs(d.protected) do

@@ -3,6 +3,9 @@
 -- A tree holds stage files `NN-name.sb` and stage directories `NN-name/*.sb`. Assembly order is the
 -- strcmp (LC_ALL=C) order of the top-level entries, each directory expanded in strcmp order. Metadata
 -- lives in comments as `$$key=value$$`; anything else in a comment is documentation.
+-- A `.lua` file in the same places is a profile script (docs/profile-scripts.md): selected like a
+-- fragment (its metadata in `--` comments), run by cordon.scripts, its rules written at its place.
+-- Until it runs its `text` is empty, so nothing reads its Lua source as SBPL; `script_text` holds it.
 --
 --   local tree, err = fragments.load { profiles_dir = "/dir" }   -- nil: the built-in tree
 --   tree.list   -- fragments in assembly order
@@ -57,8 +60,9 @@ end
 -- Reads the `$$key=value$$` items of `frag.text` into frag.meta. Only `$$` that sit in a comment and
 -- are followed by `key=` are metadata; a lone `$$` in prose stays documentation.
 local function parse_meta(frag)
-  local text, meta = frag.text, { require = {}, command = {}, exec_env_default = {}, app_bundle = {},
-                                  sandbox_cache = {}, sandbox_cache_link = {} }
+  local text = frag.script_text or frag.text
+  local meta = { require = {}, command = {}, exec_env_default = {}, app_bundle = {}, sandbox_cache = {},
+                 sandbox_cache_link = {} }
   frag.meta = meta
   local track = line_tracker(text)
   local init = 1
@@ -67,7 +71,7 @@ local function parse_meta(frag)
     if not s then return true end
     local line, bol = track(s)
     local key, vstart = text:match("^([%a][%w%-]*)=()", s + 2)
-    if not key or not text:sub(bol, s - 1):find(";", 1, true) then
+    if not key or not text:sub(bol, s - 1):find(frag.comment, 1, true) then
       init = s + 2
       goto continue
     end
@@ -134,9 +138,16 @@ local function parse_meta(frag)
   end
 end
 
+-- "x.sb" -> "sb", "x.lua" -> "lua", anything else nil.
+local function extension(name)
+  return (name:sub(-3) == ".sb" and "sb") or (name:sub(-4) == ".lua" and "lua") or nil
+end
+M.extension = extension
+
 -- Builds the fragment record for tree-relative `name`; nil when the name is not a fragment at all.
 local function classify(name, display)
-  if name:sub(-3) ~= ".sb" then return nil end
+  local ext = extension(name)
+  if not ext then return nil end
   -- The name is echoed in a ";; Source:" comment line, where a newline would start a rule.
   if name:find("[%z\1-\31\127]") then
     return false, string.format("%q: a fragment name may not contain control characters", display)
@@ -145,7 +156,7 @@ local function classify(name, display)
   if top and rest:find("/", 1, true) then
     return false, "stage directories are flat; " .. display .. " is nested too deep"
   end
-  local stage_name = top or name:sub(1, -4)
+  local stage_name = top or name:sub(1, -#ext - 2)
   local stage = stage_name:match("^(%d%d)%-[%w][%w._%-]*$")
   if not stage then
     return false, display .. ": a stage entry is named NN-name.sb or NN-name/ (e.g. 30-toolchains/)"
@@ -157,9 +168,9 @@ local function classify(name, display)
     table.sort(known)
     return false, display .. ": unknown stage " .. stage .. " (known: " .. table.concat(known, ", ") .. ")"
   end
-  local base = name:match("([^/]+)%.sb$")
+  local base = name:match("([^/]+)%.[%a]+$")
   return { name = name, top = top or name, stage = stage, stage_name = stage_name, kind = kind, feature = base,
-           path = display }
+           path = display, script = ext == "lua", comment = ext == "lua" and "--" or ";" }
 end
 
 -- Orders fragments: top-level entries in strcmp order, then files inside a directory in strcmp order.
@@ -208,14 +219,14 @@ local function read_dir(dir)
               return nil, "profile_error: stage directories are flat; " .. full .. "/" .. inner .. " is a directory",
                 "profile_error"
             end
-            if ist and ist.type == "file" and inner:sub(-3) == ".sb" then
+            if ist and ist.type == "file" and extension(inner) then
               local text, rerr, rcode = sys.readfile(full .. "/" .. inner, 4 << 20)
               if not text then return nil, rerr, rcode end
               out[entry .. "/" .. inner] = text
             end
           end
         end
-      elseif est and est.type == "file" and entry:sub(-3) == ".sb" then
+      elseif est and est.type == "file" and extension(entry) then
         local text, rerr, rcode = sys.readfile(full, 4 << 20)
         if not text then return nil, rerr, rcode end
         out[entry] = text
@@ -267,7 +278,7 @@ function M.from_texts(texts, prefix, root)
     local frag, err = classify(name, prefix .. name)
     if frag == false then return nil, "profile_error: " .. err, "profile_error" end
     if frag then
-      frag.text = text
+      if frag.script then frag.text, frag.script_text = "", text else frag.text = text end
       tree.list[#tree.list + 1] = frag
       tree.byname[name] = frag
     end
@@ -339,6 +350,7 @@ function M.describe(tree)
   local seen = {}
   for _, f in ipairs(tree.list) do
     local entry = { name = f.name, stage = f.stage, description = f.meta.description, platform = f.meta.platform,
+                    script = f.script or nil,
                     requires = {}, commands = {}, app_bundles = f.meta.app_bundle, sandbox_caches = {} }
     for _, c in ipairs(f.meta.sandbox_cache) do entry.sandbox_caches[#entry.sandbox_caches + 1] = c.name .. ":" .. c.var end
     for _, r in ipairs(f.meta.require) do entry.requires[#entry.requires + 1] = r.target end

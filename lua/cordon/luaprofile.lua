@@ -7,8 +7,10 @@
 -- memory and time) and returns a list of rules in the IR table form of docs/architecture.md:
 --   return { { action = "allow", ops = { "file-read*" }, filters = { { "subpath", "/opt/tools" } } }, … }
 -- or with the helpers below: return { allow { "file-read*", subpath "/opt/tools" } }.
--- The result is validated here, with errors naming the file and the rule index; the SBPL writer checks
--- every string again when the rules are written. docs/lua-profiles.md is the user's guide.
+-- The result is validated here, with errors naming the file and the line of the allow/deny call that
+-- made the rule (or its index, for a plain table); the SBPL writer checks every string again when the
+-- rules are written. M.open keeps the sandbox open for the script's hooks; cordon.scripts applies its
+-- actions and runs its hooks during assembly. docs/profile-scripts.md is the user's guide.
 local sandbox = require "cordon.c.sandbox"
 local sys = require "cordon.c.sys"
 
@@ -19,31 +21,8 @@ M.limits = { instructions = 10000000, memory = 16 << 20, seconds = 2 }
 M.MAX_RULES = 10000
 M.MAX_STRING = 1000 -- sandbox-exec rejects longer literals
 
--- Helpers defined inside the sandbox before the script runs. They only build tables.
-M.prelude = [[
-local function rule(action, spec)
-  if type(spec) ~= "table" then error(action .. " expects a table: " .. action .. " { \"op\", filter, … }", 3) end
-  local r = { action = action, ops = {}, filters = {}, comment = spec.comment, modifiers = spec.modifiers }
-  for _, v in ipairs(spec) do
-    if type(v) == "string" then r.ops[#r.ops + 1] = v
-    elseif type(v) == "table" then r.filters[#r.filters + 1] = v
-    else error(action .. ": entries must be operation names or filters, got " .. type(v), 3) end
-  end
-  return r
-end
-function allow(spec) return rule("allow", spec) end
-function deny(spec) return rule("deny", spec) end
-function param(name) return { param = name } end
-for _, name in ipairs { "literal", "subpath", "prefix", "regex", "global-name", "local-name", "sysctl-name",
-                        "iokit-user-client-class", "preference-domain", "xattr", "signal" } do
-  _G[(name:gsub("-", "_"))] = function(arg) return { name, arg } end
-end
-function remote(proto, addr) return { "remote", proto, addr } end
-function localaddr(proto, addr) return { "local", proto, addr } end
-function require_all(...) return { "require-all", ... } end
-function require_any(...) return { "require-any", ... } end
-function require_not(f) return { "require-not", f } end
-]]
+-- The helpers, the context, the actions and the hooks, defined inside the sandbox before the script runs.
+M.prelude = require "cordon.script_prelude"
 
 local NAME = "^[%w*_.:+/-]+$"
 local GROUPS = { ["require-all"] = true, ["require-any"] = true, ["require-not"] = true }
@@ -101,9 +80,10 @@ local function check_filter(f, where, depth)
   end
 end
 
--- Validates one rule in place. Returns nil or a message (without the file prefix).
+-- Validates one rule in place. Returns nil or a message (without the file prefix). `i` is the rule's
+-- index, or the name of the helper call that made it ("allow", when its file:line prefixes the message).
 function M.check_rule(r, i)
-  local where = "rule " .. i
+  local where = math.type(i) and ("rule " .. i) or tostring(i)
   if type(r) ~= "table" then return where .. " must be a table, got " .. type(r) end
   for k in pairs(r) do
     if not RULE_FIELDS[k] then return string.format("%s has an unknown field %s", where, tostring(k)) end
@@ -142,42 +122,150 @@ function M.check_rule(r, i)
   end
 end
 
--- Runs script text (named `path` in messages). Returns the rule list, or
--- nil, "lua_profile: FILE[:LINE]: message (sandbox code)", "lua_profile".
-function M.run(text, path, opts)
+local function fail(fmt, ...) return nil, "lua_profile: " .. string.format(fmt, ...), "lua_profile" end
+
+-- "FILE:LINE: message (code)" from a sandbox failure of the script at `path`.
+local function sandbox_failure(path, err, code)
+  local detail = err:gsub("^[%w_]+: ", "")
+  if detail:sub(1, #path + 1) ~= path .. ":" then detail = path .. ": " .. detail end
+  return fail("%s (%s)", detail, code)
+end
+
+-- Validates a list of rules in place; `at[i]` is where rule i was made (its allow/deny call), when a
+-- helper made it. Each rule gets its source: that file:line, or "FILE: rule N" for a plain table.
+local function check_rules(list, at, path, what)
+  if not is_list(list) then
+    return fail("%s: %s must be a list of rules, got %s", path, what,
+      type(list) == "table" and "a table with non-list keys" or type(list))
+  end
+  if #list > M.MAX_RULES then return fail("%s: more than %d rules", path, M.MAX_RULES) end
+  for i, r in ipairs(list) do
+    local made = at and at[i]
+    local perr = M.check_rule(r, made and (type(r) == "table" and r.action or "rule") or i)
+    if perr then return fail("%s: %s", made or path, perr) end
+    r.source = made or string.format("%s: rule %d", path, i)
+  end
+  return list
+end
+
+-- A running script: its validated rules and actions, and its hooks, which stay in its sandbox.
+local Script = {}
+Script.__index = Script
+Script.__name = "cordon.Script"
+M.Script = Script
+
+local function context_of(opts)
+  -- Without a caller's context, describe this machine: the user's home and platform, no workdir.
+  local ctx = {}
+  for k, v in pairs(opts.context or {}) do ctx[k] = v end
+  ctx.home = ctx.home or opts.home or sys.home()
+  ctx.workdir = ctx.workdir or opts.workdir
+  ctx.platform = ctx.platform or opts.platform or sys.platform()
+  for _, k in ipairs { "command", "apps", "integrations", "env" } do ctx[k] = ctx[k] or {} end
+  return ctx
+end
+
+-- Opens a sandbox and runs the script's top level. Returns a Script { path, rules, actions, hooks =
+-- { profile = { "FILE:LINE" … }, rules = { … } } }, or nil, "lua_profile: FILE[:LINE]: message", "lua_profile".
+-- opts = { context = { home, workdir, platform, command, … } (the global `cordon`), limits = { … } }.
+function M.open(text, path, opts)
   opts = opts or {}
   local limits = {}
   for k, v in pairs(M.limits) do limits[k] = (opts.limits and opts.limits[k]) or v end
   limits.prelude = M.prelude
-  -- Without a caller's context, describe this machine: the user's home and platform, no workdir.
-  limits.globals = { cordon = { home = opts.home or sys.home(), workdir = opts.workdir,
-                                platform = opts.platform or sys.platform() } }
-  local result, err, code = sandbox.run(text, "@" .. path, limits)
-  if result == nil then
-    local detail = err:gsub("^[%w_]+: ", "")
-    if detail:sub(1, #path + 1) ~= path .. ":" then detail = path .. ": " .. detail end
-    return nil, string.format("lua_profile: %s (%s)", detail, code), "lua_profile"
+  limits.globals = { cordon = context_of(opts) }
+  local state, err, code = sandbox.open(limits)
+  if not state then return sandbox_failure(path, err, code) end
+  local out
+  out, err, code = state:run(text, "@" .. path, "main")
+  if not out then return sandbox_failure(path, err, code) end
+  local rules, rerr, rcode = check_rules(out.rules == nil and {} or out.rules, out.at, path, "the script's result")
+  if not rules then
+    state:close()
+    return nil, rerr, rcode
   end
-  if not is_list(result) then
-    return nil, string.format("lua_profile: %s: the script must return a list of rules, got a %s", path,
-      type(result) == "table" and "table with non-list keys" or type(result)), "lua_profile"
+  return setmetatable({ path = path, state = state, rules = rules, actions = out.actions or {},
+                        hooks = out.hooks or { profile = {}, rules = {} } }, Script)
+end
+
+-- The context again, for the hooks: they run once every action is applied.
+function Script:set_context(ctx)
+  if #self.hooks.profile + #self.hooks.rules == 0 then return true end
+  local ok, err, code = self.state:call("context", ctx)
+  if ok == nil and err then return sandbox_failure(self.path, err, code) end
+  return true
+end
+
+-- Runs the on_profile hooks on a profile table: { { at = "FILE:LINE", value = profile table } … }, one
+-- step per hook, each given the one before's result.
+function Script:on_profile(profile)
+  if #self.hooks.profile == 0 then return {} end
+  local steps, err, code = self.state:call("profile", profile)
+  if not steps then return sandbox_failure(self.path, err, code) end
+  for _, s in ipairs(steps) do
+    if type(s.value) ~= "table" then
+      return fail("%s: on_profile must return the profile table, got %s", s.at, type(s.value))
+    end
   end
-  if #result > M.MAX_RULES then
-    return nil, string.format("lua_profile: %s: more than %d rules", path, M.MAX_RULES), "lua_profile"
+  return steps
+end
+
+-- Runs the on_rules hooks on the rule list: one step per hook, { at, value = the list it returned }, its
+-- new rules validated and given the file:line of their allow/deny call (else the hook's line).
+function Script:on_rules(rules)
+  if #self.hooks.rules == 0 then return {} end
+  local steps, err, code = self.state:call("rules", rules)
+  if not steps then return sandbox_failure(self.path, err, code) end
+  for _, s in ipairs(steps) do
+    if not is_list(s.value) then
+      return fail("%s: on_rules must return the list of rules, got %s", s.at, type(s.value))
+    end
+    for i, r in ipairs(s.value) do
+      if type(r) ~= "table" then
+        return fail("%s: on_rules returned a list whose entry %d is a %s, not a rule", s.at, i, type(r))
+      end
+      if r.source == nil then
+        local made = s.made and s.made[i] or s.at
+        local perr = M.check_rule(r, r.action or "rule")
+        if perr then return fail("%s: %s", made, perr) end
+        r.source = made
+        r.added = true
+      end
+    end
   end
-  for i, r in ipairs(result) do
-    local perr = M.check_rule(r, i)
-    if perr then return nil, string.format("lua_profile: %s: %s", path, perr), "lua_profile" end
-    r.source = string.format("%s: rule %d", path, i)
-  end
-  return result
+  return steps
+end
+
+function Script:close()
+  if self.state then self.state:close() end
+  self.state = nil
+end
+Script.__close = Script.close
+Script.__gc = Script.close
+function Script:__tostring() return "cordon.Script (" .. self.path .. ")" end
+
+-- Runs script text (named `path` in messages) and returns its rule list, or
+-- nil, "lua_profile: FILE[:LINE]: message (sandbox code)", "lua_profile". Its actions and hooks are not
+-- applied here: assembly (cordon.scripts) does that.
+function M.run(text, path, opts)
+  local script, err, code = M.open(text, path, opts)
+  if not script then return nil, err, code end
+  script:close()
+  return script.rules
+end
+
+-- Reads the script at `path`; returns its text, or the lua_profile failure.
+function M.read(path)
+  if type(path) ~= "string" then error("cordon.luaprofile: expected a path", 3) end
+  local text, err = sys.readfile(path, M.MAX_BYTES)
+  if not text then return nil, "lua_profile: " .. tostring(err:gsub("^[%w_]+: ", "")), "lua_profile" end
+  return text
 end
 
 -- Reads and runs the profile script at `path`.
 function M.load(path, opts)
-  if type(path) ~= "string" then error("cordon.luaprofile.load expects a path", 2) end
-  local text, err, code = sys.readfile(path, M.MAX_BYTES)
-  if not text then return nil, "lua_profile: " .. tostring(err:gsub("^[%w_]+: ", "")), "lua_profile" end
+  local text, err, code = M.read(path)
+  if not text then return nil, err, code end
   return M.run(text, path, opts)
 end
 

@@ -173,7 +173,7 @@ function M.build(t)
     return out
   end
   t = setmetatable({ enable = list(t.enable, true), env_pass = list(t.env_pass, true), add_dirs = list(t.add_dirs),
-                     add_dirs_ro = list(t.add_dirs_ro), append_profile = list(t.append_profile),
+                     add_dirs_ro = list(t.add_dirs_ro), append_profile = list(t.append_profile), scripts = list(t.scripts),
                      command = list(t.command) }, { __index = t })
   local req = { built = true, command = t.command }
 
@@ -263,8 +263,17 @@ function M.build(t)
   req.append_profile, err = resolve_list(append(tag(values.append_profile, csrc, cfg_base),
     tag(t.append_profile, "--append-profile")), cwd, platform, "--append-profile file")
   if not req.append_profile then return bad(err) end
+  -- Profile scripts (--script, `scripts:`) are appended like profiles, and run as Lua whatever their name.
+  local scripts
+  scripts, err = resolve_list(append(tag(values.scripts, csrc, cfg_base), tag(t.scripts, "--script")), cwd, platform,
+    "--script file")
+  if not scripts then return bad(err) end
+  for _, a in ipairs(scripts) do
+    a.script = true
+    req.append_profile[#req.append_profile + 1] = a
+  end
   for _, a in ipairs(req.append_profile) do
-    if not a.exists then return bad("--append-profile file not found: " .. a.host) end
+    if not a.exists then return bad((a.script and "--script" or "--append-profile") .. " file not found: " .. a.host) end
   end
 
   if t.profiles_dir and t.profiles_dir ~= "" then
@@ -294,7 +303,13 @@ function M.build(t)
   if req.workdir then roots[1] = req.workdir end
   req.context = { cwd = req.workdir or cwd, workspace_roots = roots, tmpdir = tmpdir, home = req.home }
 
-  -- The repositories the run touches and what a workdir inside a larger project must read (10.6).
+  M.find_repos(req)
+  return req
+end
+
+-- The repositories the run touches and what a workdir inside a larger project must read (10.6), for
+-- the request's writable roots (again after a profile script's add_dir).
+function M.find_repos(req)
   local writable = {}
   if req.host_workdir and req.profile_name ~= "read-only" then writable[#writable + 1] = req.host_workdir end
   for _, d in ipairs(req.add_dirs) do writable[#writable + 1] = d.host end
@@ -310,7 +325,6 @@ function M.build(t)
       if repo then req.repos[#req.repos + 1] = repo end
     end
   end
-  return req
 end
 
 return M

@@ -228,14 +228,20 @@ function M.resolve(tree, req)
   return out
 end
 
--- cordon.select{…}: the Lua API. Takes the same options as cordon.assemble and returns a plain table.
+-- cordon.select{…}: the Lua API. Takes the same options as cordon.assemble and returns a plain table:
+-- the selection assembly makes, with the profile scripts' enable actions applied (cordon.scripts).
 function M.select(opts)
   local req, err, code = require("cordon.request").build(opts)
   if not req then return nil, err, code end
   local tree
   tree, err, code = require("cordon.fragments").load { profiles_dir = req.profiles_dir }
   if not tree then return nil, err, code end
-  return M.resolve(tree, req)
+  local scripts = require "cordon.scripts"
+  local run
+  run, err, code = scripts.start(tree, req)
+  if not run then return nil, err, code end
+  scripts.finish(run)
+  return run.sel
 end
 
 return M

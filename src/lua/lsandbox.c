@@ -3,6 +3,13 @@
  *   local value, stats = require("cordon.c.sandbox").run(code, chunkname,
  *       { instructions = N, memory = BYTES, seconds = S, globals = { name = plain data },
  *         prelude = "helper Lua text, run first inside the same fence" })
+ *   local state = sandbox.open{ …the same options… }   -- kept open: a profile script and its hooks
+ *   state:run(code, chunkname, "main")  -- the prelude's entry point main(chunk); state:call("x", value)
+ *
+ * The prelude gets where(level) ("file:line" of a caller) and may return a table of entry points,
+ * which the state keeps in its registry, out of the script's reach. Every call of one state spends
+ * the same instruction budget and the same clock (the time spent inside calls, summed); a failure
+ * closes the state. The fence itself is lsandbox_fence.c.
  *
  * The script runs in a NEW state, never the caller's, with
  *   - a counting allocator that refuses to grow past `memory` bytes;
@@ -21,299 +28,23 @@
  * booleans) with caps on depth and size; functions, userdata and threads are refused.
  *
  * Failures: nil, "code: message", code with code one of lua_syntax, lua_error, budget_exceeded,
- * memory_exceeded, bad_result, no_result. See docs/lua-profiles.md. */
+ * memory_exceeded, bad_result, no_result. See docs/profile-scripts.md. */
+#include "lua/lsandbox.h"
 #include "lua/lutil.h"
 
-#include <lualib.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-#define SANDBOX_DEFAULT_INSTRUCTIONS 10000000LL
-#define SANDBOX_DEFAULT_MEMORY (32LL << 20)
-#define SANDBOX_HOOK_STEP 100
-#define SANDBOX_DEFAULT_SECONDS 2.0
-#define SANDBOX_MAX_DEPTH 32
-#define SANDBOX_MAX_ITEMS 200000
-
-typedef struct {
-  size_t used, limit;
-  bool refused;           /* an allocation was refused because of the limit */
-  long long budget;       /* instructions left; <= 0 means exhausted */
-  bool exhausted;         /* the instruction budget or the time limit ran out */
-  bool timed_out;
-  double deadline;        /* CLOCK_MONOTONIC seconds */
-  char where[160];        /* "file:line: " of the running script line, set by the hook */
-  size_t copy_items, copy_bytes;  /* result copy accounting */
-} sandbox;
 
 /* The sandboxed state lives in a userdata of the caller, so that a Lua error raised in the caller
  * (out of memory while copying the result, say) still closes it, exactly once, through __gc. */
 typedef struct {
   lua_State *S;
   sandbox sb;
+  int entries;  /* registry ref in S of the prelude's table of entry points, or LUA_NOREF */
 } sandbox_box;
 
 #define SANDBOX_BOX "cordon.SandboxState"
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void *sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-  sandbox *sb = ud;
-  size_t old = ptr ? osize : 0;
-  if (nsize == 0) {
-    free(ptr);
-    sb->used -= old;
-    return NULL;
-  }
-  if (nsize > old && sb->used - old + nsize > sb->limit) {
-    sb->refused = true;
-    return NULL;
-  }
-  void *p = realloc(ptr, nsize);
-  if (p) sb->used = sb->used - old + nsize;
-  return p;
-}
-
-static sandbox *sandbox_of(lua_State *S) {
-  void *ud;
-  lua_getallocf(S, &ud);
-  return ud;
-}
-
-static void budget_hook(lua_State *S, lua_Debug *ar);
-
-/* Marks the budget spent; from now on every instruction raises, so pcall cannot swallow the limit. */
-static void exhaust(lua_State *S, sandbox *sb) {
-  sb->budget = 0;
-  if (!sb->exhausted) {
-    sb->exhausted = true;
-    lua_sethook(S, budget_hook, LUA_MASKCOUNT, 1);
-  }
-}
-
-/* Charges `cost` and tells whether the instruction budget or the wall-clock limit is now spent. The
- * clock is the safety net for work the instruction count cannot see (a long C call per instruction,
- * such as concatenating big strings); the count keeps ordinary limits deterministic. */
-static bool over_limits(lua_State *S, sandbox *sb, long long cost) {
-  sb->budget -= cost;
-  if (!sb->exhausted && sb->budget > 0 && now_seconds() <= sb->deadline) return false;
-  if (!sb->exhausted && sb->budget > 0) sb->timed_out = true;
-  exhaust(S, sb);
-  return true;
-}
-
-/* Raises the limit error, prefixed by sb->where ("file:line: " or ""). */
-static int raise_limit(lua_State *S, sandbox *sb, const char *detail) {
-  lua_pushfstring(S, "%s%s%s", sb->where, sb->timed_out ? "time limit exceeded" : "instruction budget exceeded",
-                  detail ? detail : "");
-  return lua_error(S);
-}
-
-static void budget_hook(lua_State *S, lua_Debug *ar) {
-  sandbox *sb = sandbox_of(S);
-  if (!over_limits(S, sb, sb->exhausted ? 1 : SANDBOX_HOOK_STEP)) return;
-  /* Name the script line that was running: a budget error should point somewhere useful. */
-  sb->where[0] = '\0';
-  if (lua_getinfo(S, "Sl", ar) && ar->currentline > 0)
-    snprintf(sb->where, sizeof sb->where, "%s:%d: ", ar->short_src, ar->currentline);
-  raise_limit(S, sb, NULL);
-}
-
-/* Library functions whose work in C is not bounded by the memory cap: the hook cannot interrupt them, so
- * their cost is estimated and charged against the budget before they run. */
-typedef enum {
-  COST_PATTERN, /* find, match, gmatch, gsub */
-  COST_REP,     /* string.rep: n iterations even when nothing is copied (answered here instead) */
-  COST_LENGTH,  /* table.insert, table.remove: shift #t elements (and __len may claim any length) */
-  COST_MOVE,    /* table.move: e - f + 1 steps */
-  COST_CONCAT,  /* table.concat: j - i + 1 lookups, each of which may call a C __index */
-  COST_SORT,    /* table.sort: about n log n comparisons, each of which may call a C __lt */
-} cost_kind;
-
-/* Upper bound of the Lua matcher's work: each variable-length item (*, +, -, ?) may retry at every
- * subject position, so (n+1)^(q+1) steps times the pattern length for q such items. */
-static double pattern_cost(lua_State *S) {
-  size_t n, plen;
-  luaL_checklstring(S, 1, &n);
-  const char *p = luaL_checklstring(S, 2, &plen);
-  int quant = 0;
-  for (size_t i = 0; i < plen; i++) {
-    if (p[i] == '%') {
-      /* %bxy scans ahead for its closing y, and %1-%9 compares a whole capture: like a quantifier, each
-       * may do work proportional to the subject at every position */
-      if (i + 1 < plen && (p[i + 1] == 'b' || (p[i + 1] >= '1' && p[i + 1] <= '9'))) quant++;
-      i += i + 1 < plen && p[i + 1] == 'b' ? 3 : 1;
-      continue;
-    }
-    if (p[i] == '*' || p[i] == '+' || p[i] == '-' || p[i] == '?') quant++;
-  }
-  double cost = (double)(n + 1) * (double)(plen + 1);
-  for (int i = 0; i < quant && cost < 1e18; i++) cost *= (double)(n + 1);
-  return cost;
-}
-
-/* The argument as luaL_checkinteger would take it; false when the original would refuse it. */
-static bool as_integer(lua_State *S, int arg, lua_Integer *out) {
-  int ok;
-  *out = lua_tointegerx(S, arg, &ok);
-  return ok;
-}
-
-static double call_cost(lua_State *S, cost_kind kind) {
-  switch (kind) {
-  case COST_PATTERN: return pattern_cost(S);
-  case COST_REP: return 0; /* with something to copy, the memory cap bounds the iterations */
-  case COST_LENGTH:
-    if (lua_type(S, 1) != LUA_TTABLE) return 0; /* the original reports the misuse */
-    return (double)luaL_len(S, 1);
-  case COST_MOVE: {
-    lua_Integer f, e;  /* as the original reads them: 1e15 and "9" are integers too */
-    if (!as_integer(S, 2, &f) || !as_integer(S, 3, &e)) return 0;
-    return e >= f ? (double)e - (double)f + 1 : 0;
-  }
-  case COST_CONCAT: {
-    if (lua_isnoneornil(S, 1)) return 0;  /* the original reports the misuse */
-    /* the bounds the original will use: i defaults to 1, j to #t (which may run a __len: charged itself) */
-    lua_Integer i = 1, j = 0;
-    if (!lua_isnoneornil(S, 3) && !as_integer(S, 3, &i)) return 0;
-    if (lua_isnoneornil(S, 4)) j = luaL_len(S, 1);
-    else if (!as_integer(S, 4, &j)) return 0;
-    return j >= i ? (double)j - (double)i + 1 : 0;
-  }
-  case COST_SORT: {
-    if (lua_isnoneornil(S, 1)) return 0;
-    double n = (double)luaL_len(S, 1);
-    return n > 1 ? 2 * n * (log2(n) + 1) : 0;
-  }
-  }
-  return 0;
-}
-
-/* The wrapped function: upvalue 1 is the original, upvalue 2 its cost_kind. */
-static int charged_call(lua_State *S) {
-  int n = lua_gettop(S);
-  cost_kind kind = (cost_kind)lua_tointeger(S, lua_upvalueindex(2));
-  if (kind == COST_REP) {
-    size_t l = 0, lsep = 0;
-    luaL_optlstring(S, 1, "", &l);
-    luaL_optlstring(S, 3, "", &lsep);
-    if (l + lsep == 0) { /* Lua would loop n times copying nothing */
-      lua_pushliteral(S, "");
-      return 1;
-    }
-  }
-  double cost = call_cost(S, kind);
-  sandbox *sb = sandbox_of(S);
-  bool too_costly = cost >= (double)sb->budget;
-  if (too_costly ? (exhaust(S, sb), true) : over_limits(S, sb, (long long)cost)) {
-    luaL_where(S, 1);  /* the script line calling this function */
-    snprintf(sb->where, sizeof sb->where, "%s", lua_tostring(S, -1));
-    lua_pop(S, 1);
-    if (!too_costly) return raise_limit(S, sb, NULL);
-    lua_pushfstring(S, " (a call costing about %f steps)", cost);
-    return raise_limit(S, sb, lua_tostring(S, -1));
-  }
-  lua_pushvalue(S, lua_upvalueindex(1));
-  lua_insert(S, 1);
-  lua_call(S, n, LUA_MULTRET);
-  return lua_gettop(S);
-}
-
-/* Replaces lib[name] with a charged wrapper; the library table is on top of the stack. */
-static void charge(lua_State *S, const char *name, cost_kind kind) {
-  lua_getfield(S, -1, name);
-  lua_pushinteger(S, kind);
-  lua_pushcclosure(S, charged_call, 2);
-  lua_setfield(S, -2, name);
-}
-
-/* setmetatable without finalizers: Lua runs __gc with debug hooks disabled, so a finalizer would escape
- * the instruction budget and the clock. A __gc added to a metatable later never takes effect. */
-static int safe_setmetatable(lua_State *S) {
-  lua_settop(S, 2);
-  if (lua_type(S, 2) == LUA_TTABLE) {
-    lua_pushliteral(S, "__gc");
-    if (lua_rawget(S, 2) != LUA_TNIL) return luaL_error(S, "__gc metamethods are not allowed in the sandbox");
-    lua_pop(S, 1);
-  }
-  lua_pushvalue(S, lua_upvalueindex(1));
-  lua_insert(S, 1);
-  lua_call(S, 2, 1);
-  return 1;
-}
-
-static const char *const safe_base[] = {
-  "assert", "error", "getmetatable", "ipairs", "next", "pairs", "pcall", "rawequal", "rawget", "rawlen",
-  "rawset", "select", "setmetatable", "tonumber", "tostring", "type", "xpcall", "_VERSION", NULL,
-};
-
-/* Opens the allowed libraries in S and removes everything else from its globals. */
-static int open_safe(lua_State *S) {
-  luaL_requiref(S, "_G", luaopen_base, 1);
-  lua_pop(S, 1);
-  lua_newtable(S); /* the new globals */
-  int g = lua_gettop(S);
-  lua_pushglobaltable(S);
-  for (const char *const *n = safe_base; *n; n++) {
-    lua_getfield(S, -1, *n);
-    lua_setfield(S, g, *n);
-  }
-  lua_pop(S, 1);
-  lua_getfield(S, g, "setmetatable");
-  lua_pushcclosure(S, safe_setmetatable, 1);
-  lua_setfield(S, g, "setmetatable");
-  static const luaL_Reg libs[] = {
-    {LUA_STRLIBNAME, luaopen_string}, {LUA_TABLIBNAME, luaopen_table},
-    {LUA_MATHLIBNAME, luaopen_math},  {LUA_UTF8LIBNAME, luaopen_utf8},
-    {NULL, NULL},
-  };
-  for (const luaL_Reg *l = libs; l->name; l++) {
-    luaL_requiref(S, l->name, l->func, 0);
-    lua_setfield(S, g, l->name);
-  }
-  lua_getfield(S, g, LUA_STRLIBNAME);
-  lua_pushnil(S);
-  lua_setfield(S, -2, "dump");
-  charge(S, "find", COST_PATTERN);
-  charge(S, "match", COST_PATTERN);
-  charge(S, "gmatch", COST_PATTERN);
-  charge(S, "gsub", COST_PATTERN);
-  charge(S, "rep", COST_REP);
-  lua_pop(S, 1);
-  lua_getfield(S, g, LUA_TABLIBNAME);
-  charge(S, "insert", COST_LENGTH);
-  charge(S, "remove", COST_LENGTH);
-  charge(S, "move", COST_MOVE);
-  charge(S, "concat", COST_CONCAT);
-  charge(S, "sort", COST_SORT);
-  lua_pop(S, 1);
-  /* the strings' metatable, shared by every string: getmetatable("") answers false, so it cannot change */
-  lua_pushliteral(S, "");
-  if (lua_getmetatable(S, -1)) {
-    lua_pushboolean(S, 0);
-    lua_setfield(S, -2, "__metatable");
-    lua_pop(S, 1);
-  }
-  lua_pop(S, 1);
-  lua_pushvalue(S, g);
-  lua_setfield(S, g, "_G");
-  /* Replace the global table itself: the registry's LUA_RIDX_GLOBALS slot is what chunks see. */
-  lua_rawseti(S, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
-  /* The loaded-modules table still holds the full base library under "_G": drop it. */
-  luaL_getsubtable(S, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-  lua_pushnil(S);
-  lua_setfield(S, -2, "_G");
-  lua_pop(S, 1);
-  return 0;
-}
 
 typedef struct {
   sandbox *sb;
@@ -422,6 +153,18 @@ static int box_tostring(lua_State *L) {
   return 1;
 }
 
+static int state_run(lua_State *L);
+static int state_call(lua_State *L);
+static int state_stats(lua_State *L);
+
+static const luaL_Reg state_methods[] = {
+  {"run", state_run},
+  {"call", state_call},
+  {"stats", state_stats},
+  {"close", box_close},
+  {NULL, NULL},
+};
+
 static const luaL_Reg box_meta[] = {
   {"__gc", box_close},
   {"__close", box_close},
@@ -430,7 +173,7 @@ static const luaL_Reg box_meta[] = {
 };
 
 static long long opt_positive(lua_State *L, int t, const char *key, long long dflt) {
-  if (lua_isnoneornil(L, t)) return dflt;
+  if (t == 0) return dflt;  /* no options table */
   lua_getfield(L, t, key);
   long long v = (long long)luaL_optinteger(L, -1, dflt);
   lua_pop(L, 1);
@@ -457,43 +200,61 @@ static int finish_fail(lua_State *L, sandbox_box *box, const char *code, const c
   return cordon_lua_fail(L, code, "%s", lua_tostring(L, -1));
 }
 
-/* run(code, chunkname [, {instructions=, memory=, seconds=, globals=, prelude=}])
- *   -> value, stats | nil, msg, code
- * `prelude` is trusted Lua text run first in the same fenced state (helper functions for the script). */
-static int l_run(lua_State *L) {
-  size_t len;
-  const char *code = luaL_checklstring(L, 1, &len);
-  const char *name = cordon_lua_optstring(L, 2, "=sandbox");
-  if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
-  long long budget = opt_positive(L, 3, "instructions", SANDBOX_DEFAULT_INSTRUCTIONS);
-  long long memory = opt_positive(L, 3, "memory", SANDBOX_DEFAULT_MEMORY);
+/* "file:line" of the function `level` calls up from the caller, or nil: handed to the prelude only, so
+ * its helpers can record where a script called them (the sandbox has no debug library). */
+static int l_where(lua_State *S) {
+  lua_Debug ar;
+  lua_Integer level = luaL_optinteger(S, 1, 1);
+  if (level < 0 || level > 64 || !lua_getstack(S, (int)level, &ar) || !lua_getinfo(S, "Sl", &ar) || ar.currentline <= 0)
+    return 0;
+  /* the whole file name ("@path"), not short_src, which cuts a long path to its last 60 bytes */
+  lua_pushfstring(S, "%s:%d", ar.source[0] == '@' ? ar.source + 1 : ar.short_src, ar.currentline);
+  return 1;
+}
+
+/* The code of a failed pcall in S. */
+static const char *failure_code(sandbox *sb, int st) {
+  if (sb->exhausted) return "budget_exceeded";
+  return (st == LUA_ERRMEM || sb->refused) ? "memory_exceeded" : "lua_error";
+}
+
+/* Pushes a box holding a new fenced state made from the options at index `o` (0: none). Returns 0, or
+ * the number of values of the failure triple it pushed instead. The prelude, when given, runs with
+ * the position helper (l_where) as its argument; a table it returns is kept as the state's entry points,
+ * out of the script's reach. */
+static int open_box(lua_State *L, int o, sandbox_box **out) {
+  long long budget = opt_positive(L, o, "instructions", SANDBOX_DEFAULT_INSTRUCTIONS);
+  long long memory = opt_positive(L, o, "memory", SANDBOX_DEFAULT_MEMORY);
   double seconds = SANDBOX_DEFAULT_SECONDS;
   int globals = 0;
   const char *prelude = NULL;
   size_t prelude_len = 0;
-  if (!lua_isnoneornil(L, 3)) {
-    if (lua_getfield(L, 3, "prelude") == LUA_TSTRING) prelude = lua_tolstring(L, -1, &prelude_len);
+  if (o) {
+    if (lua_getfield(L, o, "prelude") == LUA_TSTRING) prelude = lua_tolstring(L, -1, &prelude_len);
     else if (!lua_isnil(L, -1)) luaL_error(L, "sandbox option 'prelude' must be a string");
-    lua_getfield(L, 3, "seconds");
+    lua_getfield(L, o, "seconds");
     seconds = luaL_optnumber(L, -1, SANDBOX_DEFAULT_SECONDS);
     if (!(seconds > 0)) luaL_error(L, "sandbox option 'seconds' must be positive");
-    if (lua_getfield(L, 3, "globals") == LUA_TTABLE) globals = lua_gettop(L);
+    if (lua_getfield(L, o, "globals") == LUA_TTABLE) globals = lua_gettop(L);
     else if (!lua_isnil(L, -1)) luaL_error(L, "sandbox option 'globals' must be a table");
   }
 
   sandbox_box *box = lua_newuserdatauv(L, sizeof *box, 0);
   memset(box, 0, sizeof *box);
-  cordon_lua_newclass(L, SANDBOX_BOX, NULL, box_meta);
+  cordon_lua_newclass(L, SANDBOX_BOX, state_methods, box_meta);
   lua_setmetatable(L, -2);
+  *out = box;
   sandbox *sb = &box->sb;
-  sb->budget = budget;
+  sb->budget = sb->budget_total = budget;
   sb->limit = (size_t)memory;
-  sb->deadline = now_seconds() + seconds;
+  sb->seconds_left = seconds;
+  sb->deadline = cordon_sandbox_now() + seconds;
+  box->entries = LUA_NOREF;
 
-  box->S = lua_newstate(sandbox_alloc, sb);
+  box->S = lua_newstate(cordon_sandbox_alloc, sb);
   lua_State *S = box->S;
   if (!S) return cordon_lua_fail(L, "memory_exceeded", "the memory limit is too small to create a Lua state");
-  lua_pushcfunction(S, open_safe);
+  lua_pushcfunction(S, cordon_sandbox_open_safe);
   if (lua_pcall(S, 0, 0, 0) != LUA_OK) return finish_fail(L, box, "memory_exceeded", "the memory limit is too small");
   if (globals) {
     inject_args args = {L, globals, sb, NULL};
@@ -502,57 +263,211 @@ static int l_run(lua_State *L) {
     if (lua_pcall(S, 1, 0, 0) != LUA_OK) return finish_fail(L, box, "memory_exceeded", "globals exceed the memory limit");
     if (args.why) return finish_fail(L, box, "bad_result", args.why);
   }
-
-  if (len >= 1 && code[0] == LUA_SIGNATURE[0])
-    return finish_fail(L, box, "lua_syntax", "precompiled chunks are refused; give Lua source text");
   /* The hook is installed before anything runs and stays until lua_close. */
-  lua_sethook(S, budget_hook, LUA_MASKCOUNT, SANDBOX_HOOK_STEP);
-  int st;
+  lua_sethook(S, cordon_sandbox_hook, LUA_MASKCOUNT, SANDBOX_HOOK_STEP);
   if (prelude) {
-    st = luaL_loadbufferx(S, prelude, prelude_len, "=prelude", "t");
-    if (st == LUA_OK) st = lua_pcall(S, 0, 0, 0);
+    int st = luaL_loadbufferx(S, prelude, prelude_len, "=prelude", "t");
+    if (st == LUA_OK) {
+      lua_pushcfunction(S, l_where);
+      st = lua_pcall(S, 1, 1, 0);
+    }
     if (st != LUA_OK) {
       push_error_text(L, S);
-      return finish_fail(L, box, sb->exhausted ? "budget_exceeded" : st == LUA_ERRMEM ? "memory_exceeded" : "lua_error",
-                         lua_tostring(L, -1));
+      return finish_fail(L, box, failure_code(sb, st), lua_tostring(L, -1));
     }
+    if (lua_type(S, -1) == LUA_TTABLE) box->entries = luaL_ref(S, LUA_REGISTRYINDEX);
+    else lua_pop(S, 1);
   }
-  st = luaL_loadbufferx(S, code, len, name, "t");
-  if (st != LUA_OK) {
-    push_error_text(L, S);
-    return finish_fail(L, box, st == LUA_ERRMEM ? "memory_exceeded" : "lua_syntax", lua_tostring(L, -1));
-  }
-  st = lua_pcall(S, 0, 1, 0);
-  if (st != LUA_OK) {
-    push_error_text(L, S);
-    const char *ecode = sb->exhausted ? "budget_exceeded"
-                      : (st == LUA_ERRMEM || sb->refused) ? "memory_exceeded" : "lua_error";
-    return finish_fail(L, box, ecode, lua_tostring(L, -1));
-  }
-  if (lua_isnil(S, -1)) return finish_fail(L, box, "no_result", "the script returned no value");
+  return 0;
+}
 
-  /* No collection (hence no finalizer, hence no script code) may run while the result is walked. */
+/* Copies the value at S's stack top onto L; on failure closes the state and pushes the triple. Returns
+ * 1 when copied, else the number of values pushed. The copy walks raw tables only, with collection
+ * stopped, so no code of the script runs meanwhile. */
+static int copy_out(lua_State *L, sandbox_box *box) {
+  lua_State *S = box->S;
+  sandbox *sb = &box->sb;
   lua_gc(S, LUA_GCSTOP);
   copy_state c = {sb, NULL};
   sb->copy_items = sb->copy_bytes = 0;  /* the globals copied in do not count against the result */
   int top = lua_gettop(L);
-  if (!copy_value(L, S, -1, 0, &c)) {
+  bool ok = copy_value(L, S, -1, 0, &c);
+  lua_gc(S, LUA_GCRESTART);
+  lua_pop(S, 1);
+  if (!ok) {
     lua_settop(L, top);
-    return finish_fail(L, box, "bad_result", c.why);
+    return -finish_fail(L, box, "bad_result", c.why);
   }
+  return 1;
+}
+
+static void push_stats(lua_State *L, sandbox *sb) {
   lua_createtable(L, 0, 2);
-  lua_pushinteger(L, (lua_Integer)(budget - (sb->budget > 0 ? sb->budget : 0)));
+  lua_pushinteger(L, (lua_Integer)(sb->budget_total - (sb->budget > 0 ? sb->budget : 0)));
   lua_setfield(L, -2, "instructions");
   lua_pushinteger(L, (lua_Integer)sb->used);
   lua_setfield(L, -2, "memory");
-  lua_gc(S, LUA_GCRESTART);
-  lua_close(S);
+}
+
+/* Runs the function below `nargs` arguments on S's stack under the remaining time, leaving one result;
+ * on failure closes the state and returns the count of the pushed triple (else 0). */
+static int protected_call(lua_State *L, sandbox_box *box, int nargs) {
+  sandbox *sb = &box->sb;
+  double start = cordon_sandbox_now();
+  sb->deadline = start + sb->seconds_left;
+  int st = lua_pcall(box->S, nargs, 1, 0);
+  sb->seconds_left -= cordon_sandbox_now() - start;
+  if (sb->seconds_left <= 0) sb->seconds_left = 1e-9;  /* the next call times out at once */
+  if (st == LUA_OK) return 0;
+  push_error_text(L, box->S);
+  return finish_fail(L, box, failure_code(sb, st), lua_tostring(L, -1));
+}
+
+/* In S, protected (a lookup may allocate, and S may be at its memory limit): entries[name] or nil. */
+static int get_entry(lua_State *S) {
+  const char *name = lua_touserdata(S, 1);
+  lua_rawgeti(S, LUA_REGISTRYINDEX, (lua_Integer)lua_tointeger(S, 2));
+  lua_pushstring(S, name);
+  lua_rawget(S, -2);
+  return 1;
+}
+
+/* Pushes onto S the entry point `name` of the prelude's table. Returns 0, or the failure triple's count
+ * (the state closed); raises (misuse) when there is no such entry point. */
+static int push_entry(lua_State *L, sandbox_box *box, const char *name) {
+  lua_State *S = box->S;
+  if (box->entries == LUA_NOREF) luaL_error(L, "this sandbox state has no entry points (its prelude returned none)");
+  lua_pushcfunction(S, get_entry);
+  lua_pushlightuserdata(S, (void *)name);
+  lua_pushinteger(S, box->entries);
+  if (lua_pcall(S, 2, 1, 0) != LUA_OK) return finish_fail(L, box, "memory_exceeded", "the memory limit is reached");
+  if (lua_type(S, -1) != LUA_TFUNCTION) {
+    lua_pop(S, 1);
+    return luaL_error(L, "the sandbox has no entry point '%s'", name);
+  }
+  return 0;
+}
+
+static sandbox_box *check_open(lua_State *L) {
+  sandbox_box *box = luaL_checkudata(L, 1, SANDBOX_BOX);
+  if (!box->S) luaL_error(L, "the sandbox state is closed (it failed or was closed)");
+  return box;
+}
+
+/* Loads text chunk `code` named `name` into S and leaves it on S's stack; else closes and pushes the triple. */
+static int load_chunk(lua_State *L, sandbox_box *box, const char *code, size_t len, const char *name) {
+  if (len >= 1 && code[0] == LUA_SIGNATURE[0])
+    return finish_fail(L, box, "lua_syntax", "precompiled chunks are refused; give Lua source text");
+  int st = luaL_loadbufferx(box->S, code, len, name, "t");
+  if (st == LUA_OK) return 0;
+  push_error_text(L, box->S);
+  return finish_fail(L, box, st == LUA_ERRMEM ? "memory_exceeded" : "lua_syntax", lua_tostring(L, -1));
+}
+
+/* state:run(code, chunkname [, entry]) -> value | nil, msg, code: runs the chunk, or with `entry` calls
+ * that entry point with the loaded chunk as its argument. Its first result is copied out as plain data. */
+static int state_run(lua_State *L) {
+  sandbox_box *box = check_open(L);
+  size_t len;
+  const char *code = luaL_checklstring(L, 2, &len);
+  const char *name = cordon_lua_optstring(L, 3, "=sandbox");
+  const char *entry = cordon_lua_optstring(L, 4, NULL);
+  int n;
+  if (entry && (n = push_entry(L, box, entry))) return n;
+  if ((n = load_chunk(L, box, code, len, name))) return n;
+  if ((n = protected_call(L, box, entry ? 1 : 0))) return n;
+  n = copy_out(L, box);
+  return n > 0 ? n : -n;
+}
+
+/* Copies the caller's argument (plain data) onto S inside a protected call. */
+typedef struct {
+  lua_State *L;
+  int index;
+  sandbox *sb;
+  const char *why;
+} copy_in_args;
+
+static int copy_in(lua_State *S) {
+  copy_in_args *a = lua_touserdata(S, 1);
+  copy_state c = {a->sb, NULL};
+  a->sb->copy_items = a->sb->copy_bytes = 0;
+  if (!copy_value(S, a->L, a->index, 0, &c)) {
+    a->why = c.why ? c.why : "cannot copy the argument";
+    return 0;
+  }
+  return 1;
+}
+
+/* state:call(entry, value) -> value | nil, msg, code: calls an entry point with a copy of `value`. */
+static int state_call(lua_State *L) {
+  sandbox_box *box = check_open(L);
+  const char *entry = cordon_lua_checkstring(L, 2);
+  lua_settop(L, 3);
+  lua_State *S = box->S;
+  int n = push_entry(L, box, entry);
+  if (n) return n;
+  copy_in_args a = {L, 3, &box->sb, NULL};
+  lua_pushcfunction(S, copy_in);
+  lua_pushlightuserdata(S, &a);
+  if (lua_pcall(S, 1, 1, 0) != LUA_OK) return finish_fail(L, box, "memory_exceeded", "the argument exceeds the memory limit");
+  if (a.why) return finish_fail(L, box, "bad_result", a.why);
+  n = protected_call(L, box, 1);
+  if (n) return n;
+  n = copy_out(L, box);
+  return n > 0 ? n : -n;
+}
+
+/* state:stats() -> { instructions = used so far, memory = bytes in use } */
+static int state_stats(lua_State *L) {
+  sandbox_box *box = luaL_checkudata(L, 1, SANDBOX_BOX);
+  push_stats(L, &box->sb);
+  return 1;
+}
+
+/* open({instructions=, memory=, seconds=, globals=, prelude=}) -> SandboxState | nil, msg, code: a state
+ * that keeps what the script defined between calls (its hooks), one budget for all of them. */
+static int l_open(lua_State *L) {
+  int o = 0;
+  if (!lua_isnoneornil(L, 1)) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    o = 1;
+  }
+  sandbox_box *box;
+  int n = open_box(L, o, &box);
+  if (n) return n;
+  return 1;
+}
+
+/* run(code, chunkname [, {instructions=, memory=, seconds=, globals=, prelude=}])
+ *   -> value, stats | nil, msg, code
+ * `prelude` is trusted Lua text run first in the same fenced state (helper functions for the script). */
+static int l_run(lua_State *L) {
+  size_t len;
+  const char *code = luaL_checklstring(L, 1, &len);
+  const char *name = cordon_lua_optstring(L, 2, "=sandbox");
+  int o = 0;
+  if (!lua_isnoneornil(L, 3)) {
+    luaL_checktype(L, 3, LUA_TTABLE);
+    o = 3;
+  }
+  sandbox_box *box;
+  int n = open_box(L, o, &box);
+  if (n) return n;
+  if ((n = load_chunk(L, box, code, len, name))) return n;
+  if ((n = protected_call(L, box, 0))) return n;
+  if (lua_isnil(box->S, -1)) return finish_fail(L, box, "no_result", "the script returned no value");
+  n = copy_out(L, box);
+  if (n < 0) return -n;
+  push_stats(L, &box->sb);
+  lua_close(box->S);
   box->S = NULL;
   return 2;
 }
 
 static const luaL_Reg sandbox_funcs[] = {
   {"run", l_run},
+  {"open", l_open},
   {NULL, NULL},
 };
 

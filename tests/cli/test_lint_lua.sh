@@ -16,9 +16,12 @@ return rules
 LUA
 out=$("$cordon" lint "$tmp/extra.lua" 2>&1); status=$?
 [ "$status" = 1 ] && ok || bad "findings exit 1, got $status: $out"
-grep -Eq "extra\.lua: rule 1: warning: .*\[trailing-slash\]" <<<"$out" && ok || bad "rule 1's trailing slash: $out"
-grep -Eq "extra\.lua: rule 2: warning: .*\[socket-file-deny\]" <<<"$out" && ok || bad "rule 2's socket deny: $out"
-grep -q "rule 3" <<<"$out" && bad "rule 3 is clean: $out" || ok
+grep -Eq "extra\.lua:1:1: warning: .*\[trailing-slash\]" <<<"$out" && ok || bad "line 1's trailing slash: $out"
+grep -Eq "extra\.lua:2:1: warning: .*\[socket-file-deny\]" <<<"$out" && ok || bad "line 2's socket deny: $out"
+grep -q "extra\.lua:3:" <<<"$out" && bad "line 3 is clean: $out" || ok
+printf 'return { { action = "allow", ops = { "file-read*" }, filters = { { "subpath", "/opt/t/" } } } }\n' >"$tmp/plain.lua"
+out=$("$cordon" lint "$tmp/plain.lua" 2>&1)
+grep -Eq "plain\.lua: rule 1: warning: .*\[trailing-slash\]" <<<"$out" && ok || bad "a plain table rule is placed by its index: $out"
 grep -q "version-missing" <<<"$out" && bad "a script's rules need no (version 1): $out" || ok
 echo 'return { allow { "file-read*", subpath "/opt/ok" } }' >"$tmp/clean.lua"
 out=$("$cordon" lint "$tmp/clean.lua" 2>&1); status=$?

@@ -43,7 +43,7 @@ t.test("with no files there are no values and both files are reported not found"
   t.eq(r.files[2].kind, "workdir")
   t.eq(r.files[2].path, wcfg)
   t.eq(r.files[2].found, false)
-  t.same(r.values, { enable = {}, add_dirs = {}, add_dirs_ro = {}, env_pass = {}, append_profile = {} })
+  t.same(r.values, { enable = {}, add_dirs = {}, add_dirs_ro = {}, env_pass = {}, append_profile = {}, scripts = {} })
   t.eq(r.dir, cfgdir)
 end)
 
@@ -246,7 +246,7 @@ t.test("a planted .cordon.yaml in an untrusted workdir grants nothing", function
   write(planted .. "/.cordon.yaml", "add-dirs: [/]\nenv-pass: ['*_TOKEN']\nappend-profile: [/tmp/x.sb]\n")
   local r = assert(load { workdir = planted })
   t.eq(r.files[2].trusted, false)
-  t.same(r.values, { enable = {}, add_dirs = {}, add_dirs_ro = {}, env_pass = {}, append_profile = {} })
+  t.same(r.values, { enable = {}, add_dirs = {}, add_dirs_ro = {}, env_pass = {}, append_profile = {}, scripts = {} })
 end)
 
 t.test("a planted .cordon.yaml symlink is not applied even when the directory is trusted", function()

@@ -161,6 +161,71 @@ t.test("misuse raises", function()
   t.ok(not pcall(sandbox.run, "return 1", "x", { globals = 3 }))
 end)
 
+t.test("math.random gives the same numbers in every sandbox, so a script's policy is the same each time", function()
+  local a = assert(sandbox.run("return { math.random(1 << 30), math.random() }", "@r.lua"))
+  local b = assert(sandbox.run("return { math.random(1 << 30), math.random() }", "@r.lua"))
+  t.same(a, b)
+end)
+
+-- A state kept open between calls (profile scripts' hooks) -------------------------------------------
+
+local PRELUDE = [[
+local where = ...
+local E = {}
+function E.main(chunk) return chunk() end
+function E.who() return "prelude" end
+function E.spin(n) local x = 0 for i = 1, n do x = x + i end return x end
+function E.line() return where(1) end
+function E.get(k) return _G[k] end
+return E
+]]
+
+t.test("an open state keeps what a script defined, and its entry points stay out of the script's reach", function()
+  local st = assert(sandbox.open { prelude = PRELUDE })
+  t.eq(st:run("who = function() return 'script' end; kept = 7; return 1", "@s.lua", "main"), 1)
+  t.eq(st:call("get", "kept"), 7, "a later call sees the script's globals")
+  t.eq(st:call("who"), "prelude", "a global of the same name does not replace the entry point")
+  t.eq(st:call("line"), "prelude:6", "the prelude gets where(level)")
+  t.ok(not pcall(st.call, st, "nope"), "an unknown entry point is misuse")
+  st:close()
+  t.ok(not pcall(st.call, st, "who"), "a closed state raises")
+end)
+
+t.test("every call of an open state spends one budget", function()
+  local st = assert(sandbox.open { prelude = PRELUDE, instructions = 200000 })
+  t.ok(st:call("spin", 20000))
+  local used = st:stats().instructions
+  t.ok(used >= 40000, "the first call was charged: " .. used)
+  t.ok(st:call("spin", 20000))
+  t.ok(st:stats().instructions >= 2 * 40000, "the second call adds to it")
+  local msg = t.fails("budget_exceeded", st:call("spin", 200000))
+  t.ok(msg:find("instruction budget exceeded", 1, true), msg)
+  t.ok(not pcall(st.call, st, "who"), "a failed state is closed")
+end)
+
+t.test("an open state's clock runs across calls, and a hook that spins is stopped", function()
+  local st = assert(sandbox.open { prelude = PRELUDE, instructions = 1 << 40, seconds = 0.2 })
+  local msg = t.fails("budget_exceeded", st:run("while true do end", "@spin.lua", "main"))
+  t.ok(msg:find("spin.lua:1: time limit exceeded", 1, true), msg)
+end)
+
+t.test("a call into a state at its memory limit fails with memory_exceeded, never a panic", function()
+  local st = assert(sandbox.open { prelude = PRELUDE, memory = 1 << 20 })
+  t.ok(st:run("pcall(function() for i = 1, 1e8 do big = { big } end end) return 1", "@fill.lua", "main"))
+  local v, msg, code = st:call("get", string.rep("k", 200000))
+  t.ok(v == nil or v == false, "nothing fits")
+  t.eq(code, "memory_exceeded", msg)
+end)
+
+t.test("what a call returns is copied out as plain data only", function()
+  local st = assert(sandbox.open { prelude = PRELUDE })
+  t.ok(st:run("f = function() end; return true", "@s.lua", "main"))
+  local msg = t.fails("bad_result", st:call("get", "f"))
+  t.ok(msg:find("function", 1, true), msg)
+  st = assert(sandbox.open { prelude = PRELUDE })
+  t.fails("lua_syntax", st:run("\27Lua", "@b.lua", "main"))
+end)
+
 -- Lua profile scripts ---------------------------------------------------------------------------------
 
 t.test("a profile script returns IR rules, with helpers and a source per rule", function()
@@ -174,7 +239,9 @@ t.test("a profile script returns IR rules, with helpers and a source per rule", 
   t.eq(#rules, 3)
   t.same(rules[1].filters, { { "subpath", "/h/tools" } })
   t.eq(rules[1].comment, "tools live here")
-  t.eq(rules[1].source, "/p/extra.lua: rule 1")
+  t.eq(rules[1].source, "/p/extra.lua:2", "a helper-made rule names the line of its allow call")
+  t.eq(rules[2].source, "/p/extra.lua:3")
+  t.eq(rules[3].source, "/p/extra.lua: rule 3", "a plain table rule has only its index")
   t.same(rules[2].filters, { { "remote", "tcp", "*:22" } })
   t.same(rules[3].filters, { { "require-not", { "literal", "/x" } } })
   t.same(rules[2].modifiers, {})
@@ -185,13 +252,15 @@ t.test("parameters are accepted as filter arguments", function()
   t.same(rules[1].filters[1], { "subpath", { param = "HOME_DIR" } })
 end)
 
-t.test("bad rules are reported with the file and the rule index", function()
+t.test("bad rules are reported with the line of their allow/deny call, or a plain table's index", function()
   local cases = {
-    { "return { allow { 'file-read*', subpath 'rel' } }", "p.lua: rule 1 filter 1 (subpath) argument 1 must be an absolute path" },
+    { "return { allow { 'file-read*', subpath 'rel' } }", "p.lua:1: allow filter 1 (subpath) argument 1 must be an absolute path" },
+    { "local r = {}\nr[1] = deny { 'file-read*',\n literal 'x' }\nreturn r", "p.lua:2: deny filter 1 (literal)" },
     { "return { { action = 'allow', ops = {} } }", "p.lua: rule 1: ops must be a non-empty list" },
     { "return { allow {'x'}, { action = 'permit', ops = { 'x' } } }", "p.lua: rule 2: action must be" },
+    { "return { allow { 'file read' } }", "p.lua:1: allow: operation 1 is not a valid operation name" },
     { "return { 1 }", "p.lua: rule 1 must be a table" },
-    { "return 1", "p.lua: the script must return a list of rules" },
+    { "return 1", "p.lua: the script's result must be a list of rules" },
     { "return { allow { 'file-read*', literal '/a\\nb' } }", "control character" },
     { "return { allow { 'file read' } }", "not a valid operation name" },
     { "return { { action = 'allow', ops = { 'x' }, extra = 1 } }", "unknown field extra" },

@@ -154,16 +154,11 @@ end
 function M.parse_assembled(assembled)
   local p, perr = require("cordon.sbpl").parse(assembled.text, "assembled", assembled.params)
   if not p then return nil, "the assembled policy does not parse: " .. tostring(perr) end
-  -- assembled line -> the fragment it came from: each source starts with its ";; Source:" line
-  local sources = assembled.sources or {}
+  -- assembled line -> the fragment (or the profile script's line) it came from, as Assembled:locate says
+  local locate = require("cordon.assemble").Assembled.locate
   return p, function(source)
-    local line = tonumber(source and source:match("^assembled:(%d+):"))
-    if not line then return nil end
-    local best
-    for _, s in ipairs(sources) do
-      if s.line and s.line <= line then best = s end
-    end
-    if best then return best.name .. ":" .. (line - best.line) end
+    if not (source and source:match("^assembled:%d+:")) then return nil end
+    return locate(assembled, source)
   end, assembled.platform
 end
 

@@ -80,6 +80,7 @@ M.lines = {
   ["cordon.session.context"] = "context(workdir) -> the match context of a session in workdir",
   ["cordon.yaml.load"] = "load(text, filename [, limits]) -> node tree with line/col | nil, 'config_error: …'",
   ["cordon.sandbox.run"] = "run(code, name, {instructions, memory, seconds, globals}) -> value, stats: untrusted Lua, fenced",
+  ["cordon.sandbox.open"] = "open({instructions, memory, seconds, globals, prelude}) -> SandboxState: a fenced state kept between calls",
   ["cordon.json.encode"] = "encode(value [, {pretty = true}]) -> JSON text, keys sorted",
   ["cordon.json.decode"] = "decode(text) -> value (null is cordon.json.null)",
 
@@ -142,6 +143,10 @@ M.lines = {
   ["SessionStore:remove"] = "store:remove(id) -> true: the session and its whole log",
   ["SessionStore:close"] = "store:close(): closes the database",
   ["ExecRequest:close"] = "req:close(): frees the request's handle",
+  ["SandboxState:run"] = "s:run(code, name [, entry]) -> value | nil, msg, code: the chunk, or entry(chunk), in the fence",
+  ["SandboxState:call"] = "s:call(entry, value) -> value | nil, msg, code: an entry point of the prelude, on one budget",
+  ["SandboxState:stats"] = "s:stats() -> {instructions, memory}: spent so far",
+  ["SandboxState:close"] = "s:close(): closes the state now (also on failure and when collected)",
 }
 
 -- The names `:help` knows, sorted: modules' functions first, then methods by type.

@@ -212,9 +212,10 @@ local function lint_with_preludes(path, text, preludes, params, opts)
   return out
 end
 
--- A Lua profile script (docs/lua-profiles.md) runs in its sandbox, as `--append-profile` runs it; the
+-- A Lua profile script (docs/profile-scripts.md) runs in its sandbox, as `--append-profile` runs it; the
 -- rules it returns are written as SBPL, one after another, and linted there. Each finding is placed at
--- "FILE.lua: rule N", the rule that caused it (the same name a decision shows).
+-- the line of the allow/deny call that made the rule ("FILE.lua: rule N" for a plain table rule), the
+-- same place a decision names.
 local function lint_lua_profile(path, params)
   local rules, err = require("cordon.luaprofile").load(path, { platform = "darwin", workdir = "/WORKDIR" })
   if not rules then
@@ -249,7 +250,12 @@ local function lint_lua_profile(path, params)
       for i, start in ipairs(starts) do
         if start <= (f.line or 1) then rule = i end
       end
-      f.file, f.line, f.col, f.source = path, rule, 1, path .. ": rule " .. rule
+      local made = tonumber(tostring(rules[rule].source):match(":(%d+)$"))
+      if made then
+        f.file, f.line, f.col, f.source = path, made, 1, path .. ":" .. made .. ":1"
+      else
+        f.file, f.line, f.col, f.source = path, rule, 1, path .. ": rule " .. rule
+      end
       out[#out + 1] = f
     end
   end
