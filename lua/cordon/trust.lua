@@ -2,8 +2,9 @@
 --
 -- A workdir config can add grants, and a workdir is the place an agent writes to. So it is ignored
 -- unless the user trusts it: with --trust-workdir-config for one run, or by listing it in the trust list
--- `<config dir>/trusted-workdirs`, pinned to its content: `sha256:HEX /abs/dir` per line (`cordon trust`
--- writes them; `#` starts a comment). A new or changed file is untrusted until the user trusts it again,
+-- `<config dir>/trusted-workdirs`, pinned to its content: `sha256:HEX [files=sha256:HEX] /abs/dir` per
+-- line, the second hash pinning the files the config names (`cordon trust` writes them; `#` starts a
+-- comment). A new or changed file is untrusted until the user trusts it again,
 -- so an agent that plants or edits a trusted directory's .cordon.yaml gains nothing.
 --
 -- The rules that keep this honest (docs/config.md, "Trust"):
