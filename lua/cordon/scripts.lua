@@ -193,6 +193,15 @@ function M.on_profile(run, prof)
           .. "filesystem restriction (that drops cordon's own final denies); choose --profile danger-full-access "
           .. "on the command line instead", "lua_profile"
       end
+      -- Protected names beat every rule (no appended profile reopens them), so a hook may not drop one.
+      local kept = {}
+      for _, m in ipairs((nt.filesystem or {}).protected_metadata or {}) do kept[m] = true end
+      for _, m in ipairs((t.filesystem or {}).protected_metadata or {}) do
+        if not kept[m] then
+          return nil, "lua_profile: " .. st.at .. ": on_profile may not remove the protected name " .. m
+            .. " (a hook adds protections; grant the path with a rule if the tree allows it)", "lua_profile"
+        end
+      end
       if nt.network ~= t.network then run.req.network_source = "on_profile " .. st.at end
       run.changes[#run.changes + 1] = { hook = "on_profile", at = st.at, changes = diff.profile(t, nt) }
       t = nt
