@@ -282,6 +282,15 @@ function M.load(req)
   if rerr then return config_fail(string.format("config_error: %s:1:1: cannot read: %s", wpath, tostring(rerr))) end
   local v, err = M.parse(wtext, { file = wpath, kind = "workdir", home = home, base = real })
   if not v then return config_fail(err) end
+  -- The entry pins the files the config names as well: any of them may lie where an earlier sandbox,
+  -- run while this config was not in force, could write.
+  if decision.source == "trust-list" then
+    local why = trust.files_problem(decision.entry, trust.named_files(v), list_path)
+    if why then
+      wfile.ignored_reason = why
+      return result
+    end
+  end
   wfile.trusted, wfile.trust_source = true, decision.source
   for k, val in pairs(v) do
     if type(val) == "table" then append(values[k], val) else values[k] = val end

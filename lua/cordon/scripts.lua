@@ -185,6 +185,23 @@ function M.on_profile(run, prof)
           .. tostring(perr):gsub("^[%w_]+: ", ""), "lua_profile"
       end
       local nt = p:to_table()
+      -- An unrestricted (or unmanaged) filesystem has no rules at all, so cordon's final denies would go
+      -- with it and the command could rewrite the trust list: a hook may restrict, never lift.
+      local fs_before, fs_after = (t.filesystem or {}).kind, (nt.filesystem or {}).kind
+      if nt.kind ~= t.kind or (fs_before == "restricted" and fs_after ~= "restricted") then
+        return nil, "lua_profile: " .. st.at .. ": on_profile may not change the profile's kind or lift its "
+          .. "filesystem restriction (that drops cordon's own final denies); choose --profile danger-full-access "
+          .. "on the command line instead", "lua_profile"
+      end
+      -- Protected names beat every rule (no appended profile reopens them), so a hook may not drop one.
+      local kept = {}
+      for _, m in ipairs((nt.filesystem or {}).protected_metadata or {}) do kept[m] = true end
+      for _, m in ipairs((t.filesystem or {}).protected_metadata or {}) do
+        if not kept[m] then
+          return nil, "lua_profile: " .. st.at .. ": on_profile may not remove the protected name " .. m
+            .. " (a hook adds protections; grant the path with a rule if the tree allows it)", "lua_profile"
+        end
+      end
       if nt.network ~= t.network then run.req.network_source = "on_profile " .. st.at end
       run.changes[#run.changes + 1] = { hook = "on_profile", at = st.at, changes = diff.profile(t, nt) }
       t = nt

@@ -2,8 +2,9 @@
 --
 -- A workdir config can add grants, and a workdir is the place an agent writes to. So it is ignored
 -- unless the user trusts it: with --trust-workdir-config for one run, or by listing it in the trust list
--- `<config dir>/trusted-workdirs`, pinned to its content: `sha256:HEX /abs/dir` per line (`cordon trust`
--- writes them; `#` starts a comment). A new or changed file is untrusted until the user trusts it again,
+-- `<config dir>/trusted-workdirs`, pinned to its content: `sha256:HEX [files=sha256:HEX] /abs/dir` per
+-- line, the second hash pinning the files the config names (`cordon trust` writes them; `#` starts a
+-- comment). A new or changed file is untrusted until the user trusts it again,
 -- so an agent that plants or edits a trusted directory's .cordon.yaml gains nothing.
 --
 -- The rules that keep this honest (docs/config.md, "Trust"):
@@ -26,6 +27,57 @@ M.LIST_NAME = "trusted-workdirs"
 
 -- "sha256:HEX": what an entry pins, for `text` (the file's bytes).
 function M.hash(text) return "sha256:" .. sys.sha256(text) end
+
+-- The files a workdir config names by path (append-profile, scripts), in the order they are used.
+function M.named_files(values)
+  local out = {}
+  for _, field in ipairs { "append_profile", "scripts" } do
+    for _, p in ipairs(values[field] or {}) do out[#out + 1] = p end
+  end
+  return out
+end
+
+-- "sha256:HEX" over the named files' paths and contents (a missing file counts as missing), or nil when
+-- there are none: a trust entry pins these too, so a file that a sandbox rewrote while this config was not
+-- in force (a run in a parent directory) is not run by the next trusted run.
+function M.files_hash(paths)
+  if #paths == 0 then return nil end
+  local parts = {}
+  for i, p in ipairs(paths) do
+    local text = sys.readfile(p, 1 << 24)
+    parts[i] = string.format("%d:%s\0%s", #p, p, text and (#text .. ":" .. text) or "missing")
+  end
+  return M.hash(table.concat(parts, "\0"))
+end
+
+-- One entry's text split: hash, files hash, directory. "sha256:HEX [files=sha256:HEX] /dir"; either hash
+-- may be absent (nil), the directory is the rest of the text, as written.
+local function split_entry(body)
+  local hash, files
+  local hex, rest = body:match("^sha256:(%x+)%s+(.*)$")
+  if hex then hash, body = hex, rest end
+  local fhex, frest = body:match("^files=sha256:(%x+)%s+(.*)$")
+  if fhex then files, body = fhex, frest end
+  return hash, files, body
+end
+
+-- The entry `cordon trust` writes: the config's hash, the named files' when there are any, the directory.
+function M.entry_line(hash, files, dir)
+  return hash .. (files and (" files=" .. files) or "") .. " " .. dir
+end
+
+-- nil when the files `paths` (see named_files) are as `entry` pins them, else why not, in a sentence.
+function M.files_problem(entry, paths, list_path)
+  local now = M.files_hash(paths)
+  if now == entry.files then return nil end
+  if not entry.files then
+    return string.format("not trusted: it names files (%s) that the trust entry (%s:%d) does not pin; review "
+      .. "them and run `cordon trust %s` again", table.concat(paths, ", "), list_path, entry.line, entry.path)
+  end
+  return string.format("not trusted: a file it names (%s) changed since you trusted it (%s:%d pins %s, the "
+    .. "files are now %s); review them and run `cordon trust %s` again", table.concat(paths, ", "), list_path,
+    entry.line, M.short(entry.files), M.short(now), entry.path)
+end
 
 -- The short form explain and cordon trust print: "sha256:1a2b3c4d5e6f".
 function M.short(hash) return hash and hash:sub(1, 19) or "none" end
@@ -86,14 +138,15 @@ function M.read_list(path, text)
     local body = line:gsub("\r$", "")
     local lead = #body:match("^%s*")
     body = trim(body)
-    local hash
-    if body:match("^sha256:") then
-      local hex, rest = body:match("^sha256:(%x+)%s+(.*)$")
-      if not hex or #hex ~= 64 or hex:find("%u") then
+    local hash, files
+    if body:match("^sha256:") or body:match("^files=") then
+      local hex, fhex, rest = split_entry(body)
+      local function bad_hex(h) return h and (#h ~= 64 or h:find("%u")) end
+      if not hex or bad_hex(hex) or bad_hex(fhex) or (rest:match("^files=") and not fhex) then
         return nil, string.format("config_error: %s:%d:%d: a pinned entry is sha256:<64 lower-case hex digits> "
-          .. "<directory>, got %q", path, n, lead + 1, body)
+          .. "[files=sha256:<64 lower-case hex digits>] <directory>, got %q", path, n, lead + 1, body)
       end
-      hash, body = "sha256:" .. hex, rest
+      hash, files, body = "sha256:" .. hex, fhex and ("sha256:" .. fhex), rest
     end
     if body ~= "" and body:sub(1, 1) ~= "#" then
       if body:sub(1, 1) ~= "/" then
@@ -109,7 +162,7 @@ function M.read_list(path, text)
         return nil, string.format("config_error: %s:%d:%d: trusted directory must not contain '..', got %q", path,
           n, lead + 1, body)
       end
-      entries[#entries + 1] = { path = M.normalize(body), hash = hash, line = n }
+      entries[#entries + 1] = { path = M.normalize(body), hash = hash, files = files, line = n }
     end
   end
   return entries
@@ -202,7 +255,7 @@ function M.rewrite(text, dir, add)
   local out = {}
   for line in ((text or "") .. "\n"):gmatch("([^\n]*)\n") do
     local body = trim((line:gsub("\r$", "")))
-    local path = body:match("^sha256:%x+%s+(.*)$") or body
+    local _, _, path = split_entry(body)
     if path:sub(1, 1) == "/" and M.normalize(path) == dir then
       if out[#out] and out[#out]:sub(1, #M.STAMP) == M.STAMP then out[#out] = nil end
     else

@@ -214,6 +214,22 @@ t.test("on_profile changes the permission profile before assembly, and explain s
   t.ok(msg:find(bad .. ":1: on_profile must return the profile table", 1, true), msg)
 end)
 
+t.test("on_profile may restrict the filesystem but never lift it, change the profile's kind or drop a protected name", function()
+  -- an unrestricted filesystem has no rules, so cordon's final denies (trust list, config) would go too
+  for _, body in ipairs { 'p.filesystem = { kind = "unrestricted" }', 'p = { kind = "disabled" }',
+                          'p = { kind = "external" }' } do
+    local s = script("lift.lua", "on_profile(function(p)\n  " .. body .. "\n  return p\nend)\nreturn {}\n")
+    local msg = t.fails("lua_profile", asm { scripts = { s } })
+    t.ok(msg:find(s .. ":1: on_profile may not change the profile's kind or lift its filesystem restriction", 1, true),
+      body .. " -> " .. msg)
+  end
+  local drop = script("drop.lua", 'on_profile(function(p)\n  p.filesystem.protected_metadata = {}\n  return p\nend)\nreturn {}\n')
+  local msg = t.fails("lua_profile", asm { scripts = { drop } })
+  t.ok(msg:find(drop .. ":1: on_profile may not remove the protected name ", 1, true), msg)
+  local ok = script("tighten.lua", 'on_profile(function(p)\n  p.network = "restricted"\n  return p\nend)\nreturn {}\n')
+  t.eq(assert(asm { scripts = { ok } }).network, "restricted", "control: a hook that restricts still applies")
+end)
+
 t.test("on_rules sees the final rules with sources and adds rules that carry the script's line", function()
   local s = script("rules.lua", table.concat({
     "on_rules(function(rules)",

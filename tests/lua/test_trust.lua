@@ -63,6 +63,38 @@ t.test("an entry without a hash trusts nothing and says how to pin it", function
   t.ok(d.reason:find("without the hash", 1, true) and d.reason:find("cordon trust", 1, true), d.reason)
 end)
 
+t.test("an entry may pin the files the config names: files=sha256:HEX before the directory", function()
+  local F = trust.hash("files")
+  local e = assert(trust.read_list("L", HASH .. " files=" .. F .. " /a b/c\n"))
+  t.eq(e[1].hash, HASH)
+  t.eq(e[1].files, F)
+  t.eq(e[1].path, "/a b/c")
+  local _, msg = trust.read_list("L", HASH .. " files=sha256:abc /x\n")
+  t.ok(msg and msg:find("a pinned entry is sha256:<64", 1, true), msg)
+  _, msg = trust.read_list("L", "files=" .. F .. " /x\n")
+  t.ok(msg, "a files pin without the config's hash is refused")
+  t.eq(trust.rewrite(HASH .. " files=" .. F .. " /w\n/o\n", "/w"), "/o\n", "rewrite finds such an entry's directory")
+end)
+
+t.test("the files pin covers each named file's path and content, and whether it exists", function()
+  local a, b = root .. "/pin-a.lua", root .. "/pin-b.lua"
+  write(a, "return {}\n")
+  write(b, "return {}\n")
+  t.eq(trust.files_hash {}, nil, "no named file: no files pin")
+  local h = trust.files_hash { a, b }
+  t.eq(trust.files_hash { a, b }, h)
+  t.ok(trust.files_hash { b, a } ~= h, "the order and the paths count")
+  local entry = { files = h, line = 1, path = "/w" }
+  t.eq(trust.files_problem(entry, { a, b }, "L"), nil)
+  write(b, "add_dir '/'\nreturn {}\n")
+  local why = trust.files_problem(entry, { a, b }, "L")
+  t.ok(why and why:find("changed since you trusted it", 1, true), why)
+  os.remove(b)
+  t.ok(trust.files_problem(entry, { a, b }, "L"), "a named file that is gone no longer matches")
+  why = trust.files_problem({ line = 1, path = "/w" }, { a }, "L")
+  t.ok(why and why:find("does not pin", 1, true), "an entry pinning the config only trusts no named file: " .. tostring(why))
+end)
+
 t.test("rewrite replaces a directory's entries and their stamp, and keeps everything else", function()
   local text = "# mine\n/other\n" .. trust.STAMP .. "2026-01-01\n" .. HASH .. " /w\n/w/\n"
   t.eq(trust.rewrite(text, "/w", "NEW /w"), "# mine\n/other\nNEW /w\n")

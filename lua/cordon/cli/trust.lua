@@ -88,7 +88,7 @@ end
 -- What the file sets, one line per key, for the user to see what they trust.
 local function summary(values)
   local lines = {}
-  for _, key in ipairs { "profile", "enable", "add-dirs", "add-dirs-ro", "env-pass", "append-profile" } do
+  for _, key in ipairs { "profile", "enable", "add-dirs", "add-dirs-ro", "env-pass", "append-profile", "scripts" } do
     local v = values[config.keys[key].field]
     if type(v) == "string" then lines[#lines + 1] = "  " .. key .. ": " .. v
     elseif type(v) == "table" and #v > 0 then lines[#lines + 1] = "  " .. key .. ": " .. table.concat(v, ", ") end
@@ -109,7 +109,7 @@ local function do_trust(w, dir)
   local old, cerr = current(w)
   if not old then return cli.fail(cerr) end
   local hash = trust.hash(text)
-  local line = hash .. " " .. dir
+  local line = trust.entry_line(hash, trust.files_hash(trust.named_files(values)), dir)
   local stamp = os.date and os.date("%Y-%m-%d") or nil
   local new = trust.rewrite(old, dir, (stamp and (trust.STAMP .. stamp .. "\n") or "") .. line)
   local ok, serr = save(w, new)
@@ -149,6 +149,12 @@ local function entries_now(w)
     else
       local text = sys.readfile(file, config.MAX_BYTES, true)
       state = text and trust.hash(text) == e.hash and "matches: applied" or "changed since trusted: ignored"
+      if state == "matches: applied" then
+        local values = config.parse(text, { file = file, kind = "workdir", home = w.home, base = e.path })
+        if not values or trust.files_problem(e, trust.named_files(values), w.list) then
+          state = "a file it names changed since trusted: ignored"
+        end
+      end
     end
     out.entries[#out.entries + 1] = { path = e.path, hash = e.hash, line = e.line, state = state }
   end
