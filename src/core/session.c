@@ -543,7 +543,13 @@ cordon_session_status cordon_session_settle(cordon_session_store *s, const char 
       snprintf(res.reason, sizeof res.reason, "refused by the person settling it");
     } else {
       cordon_buf why = CORDON_BUF_INIT;
-      if (!cordon_session_guarded(s, &x, &res)) st = apply_delta(b, &x, &res, &json, &why);
+      if (!cordon_session_guarded(s, &x, &res)) {
+        st = apply_delta(b, &x, &res, &json, &why);
+      } else {
+        /* the boundary's own conflict, when it has one, is the reason a person reads first */
+        cordon_assess_result own;
+        if (cordon_boundary_assess(b, &x, &own) == CORDON_BOUNDARY_OK && own.outcome == CORDON_ASSESS_CONFLICT) res = own;
+      }
       if (st == CORDON_SESSION_OK && res.outcome == CORDON_ASSESS_APPLY && size + json.len > CORDON_BOUNDARY_JSON_MAX) {
         /* Recorded as a conflict, so the request does not stay pending forever and the session still loads. */
         res.outcome = CORDON_ASSESS_CONFLICT;
