@@ -132,7 +132,7 @@ static int s_guard(lua_State *L) {
     lua_rawgeti(L, t, 1);
     lua_rawgeti(L, t, 2);
     lua_rawgeti(L, t, 3);
-    int kind = luaL_checkoption(L, t + 1, NULL, kinds);
+    int kind = cordon_lua_checkoption(L, t + 1, NULL, kinds);
     const char *path = cordon_lua_checkstring(L, t + 2);
     const char *why = cordon_lua_optstring(L, t + 3, NULL);
     cordon_session_status st = cordon_session_guard_add(s, (cordon_session_guard_kind)kind, path, why, &err);
