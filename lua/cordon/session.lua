@@ -9,6 +9,8 @@
 --                                  "the test fixtures live in /data"))
 --   local s = assert(store:settle(id, r.request, "allow"))      -- s.state: approved|noop|conflict
 --   local b, info = store:load(id)                               -- the current boundary, info.revision
+-- A store from open() assesses writes on cordon's own directories as conflict; session.guard(store, id)
+-- adds the session's workdir entries (the CLI does it before every request and settle).
 local c = require "cordon.c.session"
 local sys = require "cordon.c.sys"
 

@@ -43,7 +43,7 @@ cordon_session_status cordon_session_guard_add(cordon_session_store *s, cordon_s
   s->guard_count++;
   if (kind == CORDON_GUARD_REGEX && !cordon_regex_ok(g->re, NULL, 0)) {
     cordon_buf_printf(err, "a guarded pattern does not compile: %s", path);
-    return CORDON_SESSION_INVALID;  /* kept: a pattern that matches nothing would guard nothing, see below */
+    return CORDON_SESSION_INVALID;  /* the entry stays, and matches every write (fail closed) */
   }
   return CORDON_SESSION_OK;
 }

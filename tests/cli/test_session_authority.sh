@@ -6,6 +6,10 @@
 # without the option work, and why still prints the request to make.
 set -u
 cordon=${CORDON:?CORDON must point at the cordon binary}
+# Serialized with the enforcement tests (tests/enforce/lib.sh): an entry made or removed in /var/tmp
+# while one of them runs changes the listing of the workdir's ancestors, and its run-cache hit misses.
+exec 9>>/var/tmp/cordon-enforce.lock
+flock 9
 root=$(mktemp -d /var/tmp/cordon-authority.XXXXXX)
 trap 'rm -rf "$root"' EXIT
 export HOME="$root/home" XDG_CONFIG_HOME="$root/config" XDG_STATE_HOME="$root/state"
