@@ -11,6 +11,10 @@
 set -u
 cordon=${CORDON:?CORDON must point at the cordon binary}
 src=${CORDON_SOURCE_DIR:?}
+# Serialized with the enforcement tests (tests/enforce/lib.sh): an entry made or removed in /var/tmp
+# while one of them runs changes the listing of the workdir's ancestors, and its run-cache hit misses.
+exec 9>>/var/tmp/cordon-enforce.lock
+flock 9
 root=$(mktemp -d /var/tmp/cordon-agree.XXXXXX)
 tmproot=$(mktemp -d /tmp/cordon-agree.XXXXXX)
 trap 'rm -rf "$root" "$tmproot"' EXIT

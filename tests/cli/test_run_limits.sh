@@ -7,6 +7,10 @@
 set -u
 cordon=${CORDON:?CORDON must point at the cordon binary}
 [ "$(uname -s)" = Linux ] || { echo "SKIP: run options are Linux's"; exit 77; }
+# Serialized with the enforcement tests (tests/enforce/lib.sh): an entry made or removed in /var/tmp
+# while one of them runs changes the listing of the workdir's ancestors, and its run-cache hit misses.
+exec 9>>/var/tmp/cordon-enforce.lock
+flock 9
 tmp=$(mktemp -d /var/tmp/cordon-run-options.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
