@@ -57,8 +57,10 @@ out=$("$cordon" check --no-config --session "$id" file-write-data "$root/outside
 rm "$XDG_CONFIG_HOME/cordon/config.yaml"
 
 # controls: without the options the session's boundary decides, and why prints the request to make
-out=$("$cordon" run --session "$id" -- sh -c "echo ran >'$root/work/ran'" 2>&1)
-[ "$(cat "$root/work/ran" 2>/dev/null)" = ran ] && ok || bad "run --session without options: $out"
+if [ "${CORDON_WITH_LINUX:-1}" = 1 ]; then  # the portable build has no backend to run it with
+  out=$("$cordon" run --session "$id" -- sh -c "echo ran >'$root/work/ran'" 2>&1)
+  [ "$(cat "$root/work/ran" 2>/dev/null)" = ran ] && ok || bad "run --session without options: $out"
+fi
 out=$("$cordon" check --session "$id" file-write-data "$root/outside/f")
 [ "$(head -1 <<<"$out")" = deny ] && ok || bad "check --session: $out"
 out=$("$cordon" why --session "$id" file-write-data "$root/outside/f")
