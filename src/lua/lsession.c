@@ -288,7 +288,8 @@ static int s_tostring(lua_State *L) {
 
 static const luaL_Reg store_methods[] = {
     {"create", s_create},     {"load", s_load},     {"info", s_info}, {"list", s_list}, {"request", s_request},
-    {"settle", s_settle},     {"set_kind", s_set_kind}, {"guard", s_guard}, {"remove", s_remove}, {"log", s_log}, {"close", s_gc},
+    {"settle", s_settle},     {"set_kind", s_set_kind}, {"guard", s_guard}, {"remove", s_remove}, {"log", s_log},
+    {"close", s_gc},
     {NULL, NULL},
 };
 static const luaL_Reg store_meta[] = {{"__gc", s_gc}, {"__close", s_gc}, {"__tostring", s_tostring}, {NULL, NULL}};
