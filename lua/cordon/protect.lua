@@ -348,6 +348,8 @@ local function own_dirs(req)
   return out
 end
 
+M.own_dirs = own_dirs
+
 -- The final denies, after everything else: the appended profiles, the config files, cordon's own
 -- config, state and cache directories and a custom profile tree, so nothing inside the sandbox can
 -- rewrite the next run's policy. Only the sandbox's own caches are granted after them (caches.lua).

@@ -161,6 +161,48 @@ end
 
 -- Builds the resolved request. `t` uses the Lua API's names (see cordon.assemble). A table that is
 -- already a built request is returned unchanged.
+-- With a session, the session is the one authority (docs/model.md, "Sessions"): whatever could grant
+-- beyond its boundary (extra directories, integrations, appended profiles and scripts, whose add_dir,
+-- enable and on_profile would widen it, a profile tree of one's own) is refused, from the command line
+-- and from the configuration alike, and named with the request that asks for it instead.
+-- `t.session_probe` is `cordon why` deciding "would a grant of this path allow it": its one --add-dirs
+-- stands for the request it then prints. Returns true, message  when something goes beyond.
+function M.beyond_session(req, t)
+  local function first(list, what, ask)
+    for _, e in ipairs(list) do
+      if not (t.session_probe and (e.source == "--add-dirs" or e.source == "--add-dirs-ro")) then
+        local shown = e.source and e.source:sub(1, 2) ~= "--" and (what .. " (from " .. e.source .. ")") or what
+        return true, "--session (" .. tostring(t.session_source) .. "): the session's boundary is the one authority, "
+          .. "and " .. shown .. " " .. tostring(e.path or e.name) .. " would go beyond it; " .. ask
+      end
+    end
+    return false
+  end
+  local ask = "ask for it with cordon session request ID --write PATH (or --read PATH) --justification TEXT"
+  local checks = {
+    { req.add_dirs, "--add-dirs", ask },
+    { req.add_dirs_ro, "--add-dirs-ro", ask },
+    { req.enable, "--enable", "an integration's grants are not the session's; ask for the paths it needs with "
+      .. "cordon session request ID --read PATH --justification TEXT" },
+  }
+  for _, c in ipairs(checks) do
+    local hit, msg = first(c[1], c[2], c[3])
+    if hit then return true, msg end
+  end
+  for _, a in ipairs(req.append_profile) do
+    local what = a.script and "--script" or "--append-profile"
+    local hit, msg = first({ a }, what, "its rules, add_dir, enable and on_profile would change the session's "
+      .. "policy; ask for what it needs with cordon session request ID --read PATH|--write PATH --justification TEXT")
+    if hit then return true, msg end
+  end
+  if t.profiles_dir and t.profiles_dir ~= "" then
+    return true, "--session (" .. tostring(t.session_source) .. "): the session's boundary is the one authority, "
+      .. "and --profiles-dir " .. t.profiles_dir .. " would decide the policy with a tree of its own; drop it (and "
+      .. "ask for paths with cordon session request ID --read PATH|--write PATH --justification TEXT)"
+  end
+  return false
+end
+
 function M.build(t)
   t = t or {}
   if t.built then return t end
@@ -274,6 +316,11 @@ function M.build(t)
   end
   for _, a in ipairs(req.append_profile) do
     if not a.exists then return bad((a.script and "--script" or "--append-profile") .. " file not found: " .. a.host) end
+  end
+
+  if t.session_source then
+    local beyond, berr = M.beyond_session(req, t)
+    if beyond then return bad(berr) end
   end
 
   if t.profiles_dir and t.profiles_dir ~= "" then

@@ -9,6 +9,8 @@
 --                                  "the test fixtures live in /data"))
 --   local s = assert(store:settle(id, r.request, "allow"))      -- s.state: approved|noop|conflict
 --   local b, info = store:load(id)                               -- the current boundary, info.revision
+-- A store from open() assesses writes on cordon's own directories as conflict; session.guard(store, id)
+-- adds the session's workdir entries (the CLI does it before every request and settle).
 local c = require "cordon.c.session"
 local sys = require "cordon.c.sys"
 
@@ -54,11 +56,53 @@ function M.db_path(opts)
   return dir .. "/sessions.db"
 end
 
--- open([opts]) -> cordon.SessionStore  or  nil, "code: message", code
+-- What no approval may open for writing beyond the boundary, as store:guard takes it: cordon's own
+-- config, state and cache directories wherever they are configured (the final denies of every policy,
+-- protect.own_dirs), and, for session `info` (optional), the entries a run keeps read-only in its
+-- workdir that a profile's protected entries cannot express (the submodules' hooks and config, a bare
+-- repository's own). Both as given and canonical, since requests are canonical.
+function M.guard_entries(opts, info)
+  local protect, path = require "cordon.protect", require "cordon.c.path"
+  local out = {}
+  local function add(kind, p, why)
+    out[#out + 1] = { kind, p, why }
+    local canon = kind ~= "regex" and path.canonicalize(p)
+    if canon and canon ~= p then out[#out + 1] = { kind, canon, why } end
+  end
+  local home = sys.getenv("HOME")
+  if not absolute(home) then home = sys.home() end
+  local state = M.state_dir(opts)
+  local req = { home = home and (home:gsub("/+$", "")) or "/", state_dir = state }
+  local cfg = require("cordon.config").config_dir(req.home, sys.environ())
+  if cfg then add("subpath", cfg, "cordon's config and trust list") end
+  for _, d in ipairs(protect.own_dirs(req)) do add("subpath", d, "cordon's own config, state or cache directory") end
+  if info and info.workdir then
+    local _, listed = protect.rules({ info.workdir }, {}, nil, "darwin")
+    for _, e in ipairs(listed or {}) do add(e.kind, e.path, e.why) end
+  end
+  return out
+end
+
+-- open([opts]) -> cordon.SessionStore  or  nil, "code: message", code. The store guards cordon's own
+-- directories; M.guard(store, id, opts) adds a session's workdir entries before a request or settle.
 function M.open(opts)
   local db, err, code = M.db_path(opts)
   if not db then return nil, code .. ": " .. err, code end
-  return c.open(db)
+  local store, oerr, ocode = c.open(db)
+  if not store then return nil, oerr, ocode end
+  local ok, gerr, gcode = store:guard(M.guard_entries(opts))
+  if not ok then
+    store:close()
+    return nil, gerr, gcode
+  end
+  return store
+end
+
+-- Guards `store` for session `id`: cordon's own directories and the session's workdir entries.
+function M.guard(store, id, opts)
+  local info, err, code = store:info(id)
+  if not info then return nil, err, code end
+  return store:guard(M.guard_entries(opts, info))
 end
 
 -- The match context of a session in `workdir` (canonical, absolute), as the sandbox will see it.

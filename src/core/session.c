@@ -440,6 +440,8 @@ cordon_session_status cordon_session_request(cordon_session_store *s, const char
     if (bs != CORDON_BOUNDARY_OK) {
       cordon_buf_printf(err, "cannot assess the expansion: %s", cordon_boundary_status_name(bs));
       st = bs == CORDON_BOUNDARY_NOMEM ? CORDON_SESSION_NOMEM : CORDON_SESSION_INVALID;
+    } else if (out->preview.outcome != CORDON_ASSESS_CONFLICT && cordon_session_guarded(s, x, &out->preview)) {
+      /* a conflict beyond the boundary: nothing grows, so the size check has nothing to say */
     } else if (out->preview.outcome == CORDON_ASSESS_APPLY && json_len + growth_bound(x) > CORDON_BOUNDARY_JSON_MAX) {
       cordon_buf_printf(err, "session %s: the boundary is %zu bytes of JSON and this expansion could take it past the %u kept",
                         full, json_len, CORDON_BOUNDARY_JSON_MAX);
@@ -541,7 +543,13 @@ cordon_session_status cordon_session_settle(cordon_session_store *s, const char 
       snprintf(res.reason, sizeof res.reason, "refused by the person settling it");
     } else {
       cordon_buf why = CORDON_BUF_INIT;
-      st = apply_delta(b, &x, &res, &json, &why);
+      if (!cordon_session_guarded(s, &x, &res)) {
+        st = apply_delta(b, &x, &res, &json, &why);
+      } else {
+        /* the boundary's own conflict, when it has one, is the reason a person reads first */
+        cordon_assess_result own;
+        if (cordon_boundary_assess(b, &x, &own) == CORDON_BOUNDARY_OK && own.outcome == CORDON_ASSESS_CONFLICT) res = own;
+      }
       if (st == CORDON_SESSION_OK && res.outcome == CORDON_ASSESS_APPLY && size + json.len > CORDON_BOUNDARY_JSON_MAX) {
         /* Recorded as a conflict, so the request does not stay pending forever and the session still loads. */
         res.outcome = CORDON_ASSESS_CONFLICT;

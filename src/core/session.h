@@ -103,6 +103,15 @@ cordon_session_status cordon_session_settle(cordon_session_store *s, const char 
 cordon_session_status cordon_session_set_kind(cordon_session_store *s, const char *id, cordon_boundary_kind kind,
                                               uint64_t *revision, cordon_buf *err);
 
+/* The store's guard: paths no request or settle may open for writing, whatever the boundary says (the
+ * final denies every policy ends with, which the boundary does not hold). The caller decides them
+ * (cordon.session: cordon's own directories and the workdir's git entries); a write at or under a
+ * subpath, on a literal, or matched by an SBPL regex is assessed conflict with `why` in its reason. */
+typedef enum { CORDON_GUARD_LITERAL, CORDON_GUARD_SUBPATH, CORDON_GUARD_REGEX } cordon_session_guard_kind;
+void cordon_session_guard_clear(cordon_session_store *s);
+cordon_session_status cordon_session_guard_add(cordon_session_store *s, cordon_session_guard_kind kind, const char *path,
+                                               const char *why, cordon_buf *err);
+
 /* Removes a session and its whole log. */
 cordon_session_status cordon_session_remove(cordon_session_store *s, const char *id, cordon_buf *err);
 

@@ -285,5 +285,6 @@ void cordon_session_close(cordon_session_store *s) {
   free(s->info_mode);
   free(s->info_kind);
   cordon_boundary_free(s->cache);
+  cordon_session_guard_clear(s);
   free(s);
 }

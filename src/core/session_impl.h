@@ -32,7 +32,20 @@ struct cordon_session_store {
   int64_t busy_since_ms;  /* when the current wait for the write lock began */
   int64_t contended_ms;   /* when this store last found the write lock taken */
   uint64_t rng;           /* for the jitter of those waits, so queued writers do not wake in step */
+  /* What request and settle assess as conflict beyond the boundary (session_guard.c). */
+  struct cordon_session_guard_entry *guard;
+  size_t guard_count;
 };
+
+struct cordon_regex;
+typedef struct cordon_session_guard_entry {
+  cordon_session_guard_kind kind;
+  char *path, *why;
+  struct cordon_regex *re;  /* CORDON_GUARD_REGEX only */
+} cordon_session_guard_entry;
+
+/* True, with `out` a conflict, when a write of `x` falls on the store's guard. */
+bool cordon_session_guarded(const cordon_session_store *s, const cordon_expansion *x, cordon_assess_result *out);
 
 /* The hint that follows every "this file is damaged" message. */
 extern const char cordon_session_hint_corrupt[];

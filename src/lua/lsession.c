@@ -117,6 +117,33 @@ static int s_info(lua_State *L) {
   return 1;
 }
 
+/* store:guard({ {"literal"|"subpath"|"regex", PATH, WHY}, ... }) -> true: replaces what request and
+ * settle assess as conflict beyond the boundary (cordon.session computes it). */
+static int s_guard(lua_State *L) {
+  cordon_session_store *s = check_store(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  static const char *const kinds[] = {"literal", "subpath", "regex", NULL};
+  cordon_session_guard_clear(s);
+  cordon_buf err = CORDON_BUF_INIT;
+  for (lua_Integer i = 1; i <= (lua_Integer)lua_rawlen(L, 2); i++) {
+    lua_rawgeti(L, 2, i);
+    int t = lua_gettop(L);
+    luaL_argcheck(L, lua_istable(L, t), 2, "each guard entry is { kind, path, why }");
+    lua_rawgeti(L, t, 1);
+    lua_rawgeti(L, t, 2);
+    lua_rawgeti(L, t, 3);
+    int kind = cordon_lua_checkoption(L, t + 1, NULL, kinds);
+    const char *path = cordon_lua_checkstring(L, t + 2);
+    const char *why = cordon_lua_optstring(L, t + 3, NULL);
+    cordon_session_status st = cordon_session_guard_add(s, (cordon_session_guard_kind)kind, path, why, &err);
+    if (st != CORDON_SESSION_OK) return fail(L, st, &err);
+    lua_settop(L, t - 1);
+  }
+  cordon_buf_free(&err);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
 static void list_one(const cordon_session_info *i, void *ud) {
   lua_State *L = ud;
   push_info(L, i);
@@ -261,7 +288,8 @@ static int s_tostring(lua_State *L) {
 
 static const luaL_Reg store_methods[] = {
     {"create", s_create},     {"load", s_load},     {"info", s_info}, {"list", s_list}, {"request", s_request},
-    {"settle", s_settle},     {"set_kind", s_set_kind}, {"remove", s_remove}, {"log", s_log}, {"close", s_gc},
+    {"settle", s_settle},     {"set_kind", s_set_kind}, {"guard", s_guard}, {"remove", s_remove}, {"log", s_log},
+    {"close", s_gc},
     {NULL, NULL},
 };
 static const luaL_Reg store_meta[] = {{"__gc", s_gc}, {"__close", s_gc}, {"__tostring", s_tostring}, {NULL, NULL}};

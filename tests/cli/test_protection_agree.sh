@@ -115,6 +115,48 @@ $secrets"
   [ "$d/$l" = allow/allow ] && ok || bad "$name: control $out after approval: darwin $d, linux $l"
 }
 
+# own NAME HOME WORKDIR: cordon's own config, state and cache directories (wherever XDG_*, --state-dir
+# and CORDON_STATE_DIR put them) are the final denies of every policy: run denies a write there, and
+# the assessment says conflict, naming them. The submodules' hooks and config, and a bare repository's
+# own, are expressed by patterns a profile cannot hold: the same holds there.
+own() {
+  local name=$1 home=$2 work=$3 state="$root/custom-state-$1" env_state="$root/env-state-$1"
+  export HOME=$home
+  mkdir -p "$home" "$work" "$state" "$env_state"
+  local id p d l preview json
+  id=$(CORDON_STATE_DIR=$env_state "$cordon" session new --mode ask --workdir "$work" --state-dir "$state" --json | field id)
+  [ ${#id} -eq 16 ] || { bad "own $name: session new"; return; }
+  for p in "$home/.local/state/cordon/x" "$home/.config/cordon/config.yaml" "$home/.cache/cordon/plan" \
+           "$XDG_CONFIG_HOME/cordon/trust" "$XDG_STATE_HOME/cordon/sessions.db" "$state/sessions.db" "$env_state/x" \
+           "$work/.git/modules/sub/hooks/pre-commit" "$work/.git/modules/a/modules/b/config"; do
+    mkdir -p "$(dirname "$p")"
+    d=$(CORDON_STATE_DIR=$env_state "$cordon" check --no-config --session "$id" --state-dir "$state" --platform darwin \
+      file-write-data "$(on_darwin "$p")" | head -1)
+    json=$(CORDON_STATE_DIR=$env_state "$cordon" session request "$id" --write "$p" --exact --justification own \
+      --state-dir "$state" --json)
+    preview=$(field preview <<<"$json")
+    [ "$d/$preview" = deny/conflict ] && ok || bad "own $name: write $p: darwin $d, assessed $preview (want deny, conflict)"
+    case $p in */.git/*) ;; *) grep -q "read-only" <<<"$json" && ok || bad "own $name: the reason names nothing: $json" ;; esac
+  done
+}
+own apart "$root/home-own" "$root/work-own"
+own home-is-workdir "$root/both-own" "$root/both-own"
+# a bare repository as the workdir: its hooks, config and submodules' hooks, as run keeps them on a Mac
+bare="$root/bare.git"
+git init -q --bare "$bare"
+id=$("$cordon" session new --mode ask --workdir "$bare" --state-dir "$root/state-bare" --json | field id)
+# (the darwin check cannot be asked here: its /private/var path does not exist off a Mac, so the repository
+# is not recognised; protect.lua places the entries for a bare root, which the assessment now reads)
+for p in "$bare/hooks/pre-commit" "$bare/config" "$bare/modules/sub/hooks/post-checkout"; do
+  d=deny
+  preview=$("$cordon" session request "$id" --write "$p" --exact --justification bare --state-dir "$root/state-bare" --json |
+    field preview)
+  [ "$d/$preview" = deny/conflict ] && ok || bad "bare: write $p: darwin $d, assessed $preview (want deny, conflict)"
+done
+preview=$("$cordon" session request "$id" --write "$bare/objects/pack/x" --exact --justification bare --state-dir "$root/state-bare" \
+  --json | field preview)
+[ "$preview" = noop ] && ok || bad "bare: the control (objects) is assessed $preview"
+
 layout apart "$root/home" "$root/work"
 layout home-is-workdir "$root/both" "$root/both"
 layout home-under-tmp "$tmproot/home" "$root/work3"

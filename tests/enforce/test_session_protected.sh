@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # tests/enforce/test_session_protected.sh — one protection set (issue 11, item 4): for every protected
-# path the Linux run enforces (cordon.standard's names, in-root paths and start-up files, and the tree's
-# secrets under HOME), with HOME apart from the workdir and with the workdir = HOME, as root and as an
-# unprivileged user, the session assessment says conflict and a real `cordon run --session` cannot
-# write it: each path is unchanged on the host afterwards. A plain workdir file is the control: assessed
-# noop, and the same run writes it. (The system secrets under /etc are left to the CLI agreement test:
-# a broken sandbox must not get a chance to append to /etc/shadow.)
+# path the Linux run enforces (cordon.standard's names, in-root paths and start-up files, the tree's
+# secrets under HOME, and cordon's own config, state and cache directories with the session's store),
+# with HOME apart from the workdir and with the workdir = HOME, as root and as an unprivileged user, the
+# session assessment says conflict and a real `cordon run --session` cannot write it: each path is
+# unchanged on the host afterwards. A plain workdir file is the control: assessed noop, and the same run
+# writes it. (The system secrets under /etc are left to the CLI agreement test: a broken sandbox must
+# not get a chance to append to /etc/shadow.)
 . "$(dirname "$0")/lib.sh"
 
 rows=$("$CORDON" lua /dev/stdin <<'LUA'
@@ -39,6 +40,8 @@ walk() {
     targets+=("$p")
   done <<<"$rows
 $secrets"
+  # cordon's own config, state and cache directories, and this session's store: the final denies
+  for p in "$H/.local/state/cordon" "$H/.config/cordon" "$H/.cache/cordon" "$state"; do targets+=("$p/planted"); done
   # the parents exist, owned by the user: only the protection can refuse the write
   for p in "${targets[@]}"; do mkdir -p "$(dirname "$p")"; done
   chown -R "$u" "$work" "$H"

@@ -36,9 +36,11 @@ expect "after approval the same command's write lands" [ "$(cat "$tmp/data/f" 2>
 write_data
 expect "and again" [ "$(wc -l <"$tmp/data/f" 2>/dev/null)" -eq 2 ]
 
-# A person approves a write on the store's own directory; the final denies still keep it read-only.
+# A person allows a write on the store's own directory: assessed a conflict (the final denies of every
+# policy keep it read-only), so no revision; and the run keeps it read-only whatever the session says.
 r=$(ask "$id" --write "$CORDON_STATE_DIR" --justification "hostile")
-"$CORDON" session settle "$id" "$r" --allow >/dev/null
+"$CORDON" session settle "$id" "$r" --allow >"$tmp/settle.out"
+expect "allowing a write on the store is a conflict naming it" grep -q "^conflict: .*every policy keeps read-only" "$tmp/settle.out"
 sum=$(cksum <"$CORDON_STATE_DIR/sessions.db")
 ls -la "$CORDON_STATE_DIR" >"$tmp/before.ls"
 for target in sessions.db sessions.db-wal sessions.db-journal new-file; do
@@ -47,7 +49,7 @@ done
 "$CORDON" run --session "$id" -- sh -c "rm -f '$CORDON_STATE_DIR/sessions.db'" 2>/dev/null
 expect "the store is unchanged on the host" [ "$(cksum <"$CORDON_STATE_DIR/sessions.db")" = "$sum" ]
 expect "nothing was created beside it" [ ! -e "$CORDON_STATE_DIR/new-file" ] && [ ! -e "$CORDON_STATE_DIR/sessions.db-journal" ]
-expect "the session still loads at its revision" [ "$("$CORDON" session show "$id" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["revision"])')" = 2 ]
+expect "the session still loads at its revision" [ "$("$CORDON" session show "$id" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["revision"])')" = 1 ]
 
 
 # bypass: a person's switch runs it unsandboxed; back to managed, the boundary is enforced again.

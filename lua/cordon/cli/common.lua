@@ -110,6 +110,7 @@ function M.request(opts)
   return require("cordon.request").build {
     session_profile = chosen and chosen.session_profile,
     session_source = chosen and chosen.source,
+    session_probe = opts.session_probe,
     state_dir = opts["state-dir"],
     workdir = chosen and chosen.workdir or opts.workdir,
     workdir_source = chosen and "--session" or opts.workdir and "--workdir" or nil,

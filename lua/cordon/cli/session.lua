@@ -274,6 +274,8 @@ local function cmd_request(opts, store, fail, id)
   if not opts.justification or opts.justification == "" then
     return fail("session request needs --justification TEXT (what the expansion is for)")
   end
+  local guarded, gerr = session.guard(store, id, { state_dir = opts["state-dir"] })
+  if not guarded then return fail(gerr) end
   local r, err = store:request(id, request, opts.justification)
   if not r then return fail(err) end
   local info = store:info(id)
@@ -295,6 +297,8 @@ local function cmd_settle(opts, store, fail, id, req_word)
   end
   if (opts.allow and opts.deny) or not (opts.allow or opts.deny) then return fail("session settle needs --allow or --deny") end
   local before = store:info(id)
+  local guarded, gerr = session.guard(store, id, { state_dir = opts["state-dir"] })
+  if not guarded then return fail(gerr) end
   local r, err = store:settle(id, math.tointeger(tonumber(req_word)), opts.allow and "allow" or "deny", opts.reason)
   if not r then return fail(err) end
   local full = before and before.id or id

@@ -59,6 +59,7 @@ end
 -- The decision with the grant made, as `cordon run` with that option would assemble it: 0, 1, or nil.
 local function with_grant(opts, op, target, network, write)
   local o = copy(opts)
+  o.session_probe = opts.session ~= nil  -- the grant stands for the session request printed next
   if network then
     o.network = "enabled"
   else
