@@ -178,6 +178,7 @@ end
 local function appended_text(a, run)
   local scripts = require "cordon.scripts"
   if scripts.is_script(a) then return scripts.appended_text(run, a) end
+  if a.pinned_text then return a.pinned_text end
   local text, err, code = require("cordon.c.sys").readfile(a.host, 4 << 20)
   if not text then return nil, err, code end
   return text

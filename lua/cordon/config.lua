@@ -4,7 +4,8 @@
 --       user_config = nil, config_dir = nil, trust_list = nil, writable_roots = nil, environ = nil }
 --   --> { files = { { path, kind = "user"|"workdir", found, trusted, trust_source, ignored_reason, hash } },
 --         values = { enable, add_dirs, add_dirs_ro, profile, env_pass, append_profile, scripts },
---         dir = config dir, trust_list = { path, found, problem }, protect = { paths to keep read-only } }
+--         dir = config dir, trust_list = { path, found, problem }, protect = { paths to keep read-only },
+--         pinned_texts = { [path] = bytes the trust entry pinned, for the files a trusted config names } }
 --   or nil, "config_error: FILE:LINE:COL: message", "config_error"
 --
 -- The config dir is $XDG_CONFIG_HOME/cordon when XDG_CONFIG_HOME is absolute, else ~/.config/cordon.
@@ -285,11 +286,12 @@ function M.load(req)
   -- The entry pins the files the config names as well: any of them may lie where an earlier sandbox,
   -- run while this config was not in force, could write.
   if decision.source == "trust-list" then
-    local why = trust.files_problem(decision.entry, trust.named_files(v), list_path)
+    local why, texts = trust.files_problem(decision.entry, trust.named_files(v), list_path)
     if why then
       wfile.ignored_reason = why
       return result
     end
+    result.pinned_texts = texts
   end
   wfile.trusted, wfile.trust_source = true, decision.source
   for k, val in pairs(v) do

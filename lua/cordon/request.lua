@@ -62,7 +62,7 @@ local function resolve_list(items, cwd, platform, what)
     if not path then return nil, exists_or_err end
     if not seen[path] then
       seen[path] = true
-      out[#out + 1] = { path = path, source = it.source, exists = exists_or_err, host = host }
+      out[#out + 1] = { path = path, source = it.source, exists = exists_or_err, host = host, value = it.value }
     end
   end
   return out
@@ -316,6 +316,8 @@ function M.build(t)
   end
   for _, a in ipairs(req.append_profile) do
     if not a.exists then return bad((a.script and "--script" or "--append-profile") .. " file not found: " .. a.host) end
+    -- A file the trust entry pinned is used as hashed, never read again (a running sandbox could swap it).
+    if a.source == csrc and cfg.pinned_texts then a.pinned_text = cfg.pinned_texts[a.value] end
   end
 
   if t.session_source then

@@ -91,9 +91,11 @@ function M.start(tree, req)
     for _, p in ipairs(pending) do
       local text, path = p.frag and p.frag.script_text, p.frag and p.frag.path
       if p.appended then
-        path = p.appended.host
-        text, err, code = luaprofile.read(path)
-        if not text then return nil, err, code end
+        path, text = p.appended.host, p.appended.pinned_text
+        if not text then
+          text, err, code = luaprofile.read(path)
+          if not text then return nil, err, code end
+        end
       end
       local script
       script, err, code = luaprofile.open(text, path, { context = M.context(run.req, run.sel) })

@@ -39,12 +39,14 @@ end
 
 -- "sha256:HEX" over the named files' paths and contents (a missing file counts as missing), or nil when
 -- there are none: a trust entry pins these too, so a file that a sandbox rewrote while this config was not
--- in force (a run in a parent directory) is not run by the next trusted run.
-function M.files_hash(paths)
+-- in force (a run in a parent directory) is not run by the next trusted run. `texts`, when given, receives
+-- each file's bytes as hashed (path → text).
+function M.files_hash(paths, texts)
   if #paths == 0 then return nil end
   local parts = {}
   for i, p in ipairs(paths) do
     local text = sys.readfile(p, 1 << 24)
+    if texts and text then texts[p] = text end
     parts[i] = string.format("%d:%s\0%s", #p, p, text and (#text .. ":" .. text) or "missing")
   end
   return M.hash(table.concat(parts, "\0"))
@@ -66,10 +68,13 @@ function M.entry_line(hash, files, dir)
   return hash .. (files and (" files=" .. files) or "") .. " " .. dir
 end
 
--- nil when the files `paths` (see named_files) are as `entry` pins them, else why not, in a sentence.
+-- nil and the files' bytes as hashed (path → text: what the run must use, never a second read that a
+-- sandbox still running could race) when the files `paths` (see named_files) are as `entry` pins them;
+-- else why not, in a sentence.
 function M.files_problem(entry, paths, list_path)
-  local now = M.files_hash(paths)
-  if now == entry.files then return nil end
+  local texts = {}
+  local now = M.files_hash(paths, texts)
+  if now == entry.files then return nil, texts end
   if not entry.files then
     return string.format("not trusted: it names files (%s) that the trust entry (%s:%d) does not pin; review "
       .. "them and run `cordon trust %s` again", table.concat(paths, ", "), list_path, entry.line, entry.path)

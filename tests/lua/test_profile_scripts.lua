@@ -321,6 +321,42 @@ t.test("a trusted workdir config may name scripts; an untrusted one runs none", 
   has(p.text, '(literal "' .. w .. '/cordon/s.lua")', "the script is write-protected by the final denies")
 end)
 
+t.test("a file a trust entry pins is used as hashed, never read again (a racing sandbox cannot swap it)", function()
+  local trust, sys = require "cordon.trust", require "cordon.c.sys"
+  for _, kind in ipairs { "script", "sb" } do
+    local w = tmp .. "/pinw-" .. kind
+    local h = tmp .. "/pinh-" .. kind
+    sh("mkdir -p " .. q(w .. "/cordon") .. " " .. q(h .. "/.config/cordon"))
+    local named = w .. (kind == "script" and "/cordon/s.lua" or "/cordon/extra.sb")
+    local good = kind == "script" and 'add_dir_ro "/opt/pinned"\nreturn {}\n' or '(allow file-read* (subpath "/opt/pinned"))\n'
+    local evil = kind == "script" and 'add_dir "/opt/swapped"\nreturn {}\n' or '(allow file-write* (subpath "/opt/swapped"))\n'
+    local cfg = (kind == "script" and "scripts: [cordon/s.lua]\n" or "append-profile: [cordon/extra.sb]\n")
+    write(named, good)
+    write(w .. "/.cordon.yaml", cfg)
+    sh("chmod 600 " .. q(w .. "/.cordon.yaml"))
+    write(h .. "/.config/cordon/trusted-workdirs",
+      trust.entry_line(trust.hash(cfg), trust.files_hash { named }, w) .. "\n")
+    sh("chmod 600 " .. q(h .. "/.config/cordon/trusted-workdirs"))
+    -- the race, made certain: the moment the pinned bytes have been read, the file on disk changes
+    local readfile, reads = sys.readfile, 0
+    sys.readfile = function(path, ...)
+      local text, err, code = readfile(path, ...)
+      if path == named then
+        reads = reads + 1
+        write(named, evil)
+      end
+      return text, err, code
+    end
+    local ok, p = pcall(assemble, { workdir = w, platform = "linux", home = h, profiles_dir = BASIC, config = true,
+      environ = { PATH = "/usr/bin", HOME = h, XDG_CONFIG_HOME = h .. "/.config" } })
+    sys.readfile = readfile
+    t.ok(ok and p, kind .. ": assembled: " .. tostring(p))
+    t.eq(reads, 1, kind .. ": the pinned file is read once, when its hash is checked")
+    t.ok(not p.text:find("/opt/swapped", 1, true), kind .. ": the swapped-in content is not in the policy")
+    has(p.text, "/opt/pinned", kind .. ": the policy")
+  end
+end)
+
 t.test("the user config may not name scripts, a workdir config may", function()
   local config = require "cordon.config"
   local v, err = config.parse("scripts: [team.lua]\n", { file = "/h/.config/cordon/config.yaml", kind = "user", home = "/h",
