@@ -356,12 +356,48 @@ function M.build(t)
   return req
 end
 
--- The repositories the run touches and what a workdir inside a larger project must read (10.6), for
--- the request's writable roots (again after a profile script's add_dir).
-function M.find_repos(req)
+-- The host paths this run can write below (the workdir unless read-only, each --add-dirs).
+function M.writable_roots(req)
   local writable = {}
   if req.host_workdir and req.profile_name ~= "read-only" then writable[#writable + 1] = req.host_workdir end
   for _, d in ipairs(req.add_dirs) do writable[#writable + 1] = d.host end
+  return writable
+end
+
+-- The files named on the command line that decide this run's policy (--append-profile, --script, the
+-- --profiles-dir tree) and lie in the workdir or a root this run can write, each { what, path, root }. A sandboxed
+-- command in an earlier run there could have written them, and a run must not obey a file written inside
+-- (a trusted config's files are pinned by their trust entry instead). Compared by real path, so a
+-- symlink to or from a writable root is seen.
+function M.policy_files_in_writable_roots(req)
+  local within = require("cordon.c.path").within
+  local roots = {}  -- the workdir even when read-only now: an earlier run there may have written it
+  for _, r in ipairs(M.writable_roots(req)) do roots[#roots + 1] = sys.realpath(r) or r end
+  if req.host_workdir then roots[#roots + 1] = sys.realpath(req.host_workdir) or req.host_workdir end
+  local named = {}
+  for _, a in ipairs(req.append_profile) do
+    if not a.pinned_text and (a.source == "--script" or a.source == "--append-profile") then
+      named[#named + 1] = { what = a.source, path = a.host }
+    end
+  end
+  if req.profiles_dir then named[#named + 1] = { what = "--profiles-dir", path = req.profiles_dir } end
+  local out = {}
+  for _, n in ipairs(named) do
+    local real = sys.realpath(n.path) or n.path
+    for _, r in ipairs(roots) do
+      if within(r, real) or within(r, n.path) then
+        out[#out + 1] = { what = n.what, path = n.path, root = r }
+        break
+      end
+    end
+  end
+  return out
+end
+
+-- The repositories the run touches and what a workdir inside a larger project must read (10.6), for
+-- the request's writable roots (again after a profile script's add_dir).
+function M.find_repos(req)
+  local writable = M.writable_roots(req)
   req.repos = {}
   if req.host_workdir and req.workdir_exists then
     req.workspace = require("cordon.workspace").find { workdir = req.host_workdir, home = req.host_home,

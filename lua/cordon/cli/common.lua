@@ -144,6 +144,15 @@ end
 function M.assemble(opts)
   local policy, err, code = M.assemble_policy(opts)
   if not policy then return nil, err, code end
+  local inside = require("cordon.request").policy_files_in_writable_roots(policy.request)
+  if #inside > 0 then
+    local f = inside[1]
+    return nil, string.format("invalid_request: %s %s lies in %s, which a sandboxed run there can write, so "
+      .. "a sandboxed command (in this run or an earlier one) could have written it, and cordon does not let a file written "
+      .. "inside decide a later sandbox; move it outside the workdir and every --add-dirs"
+      .. (f.what == "--profiles-dir" and "" or ", or name it in the workdir's .cordon.yaml and run `cordon trust`, "
+        .. "which pins its content"), f.what, f.path, f.root), "invalid_request"
+  end
   if not opts["dry-run"] then
     local ok, perr, pcode = policy:prepare()
     if not ok then return nil, perr, pcode end
