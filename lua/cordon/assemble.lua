@@ -394,16 +394,18 @@ function M.assemble(opts)
     section("cordon: enclosing repository and workspaces", "what a workdir inside a larger project reads", text)
   end
 
-  -- The sandbox's own caches, named by the fragments' $$sandbox-cache$$ (caches.lua).
-  local caches
-  caches, err, code = require("cordon.caches").collect(tree, sel, req)
-  if not caches then return nil, err, code end
-
   local prof
   prof, err, code = M.assembly_profile(req.profile_name, req.network, req.session_profile)
   if not prof then return nil, err, code end
   prof, err, code = scripts.on_profile(run, prof)
   if not prof then return nil, err, code end
+
+  -- The sandbox's own caches, named by the fragments' $$sandbox-cache$$ (caches.lua); none for a run
+  -- with no sandbox, which must never execute what a sandbox left there.
+  local caches
+  caches, err, code = require("cordon.caches").collect(tree, sel, req,
+    require("cordon.manager").requires_sandbox(prof))
+  if not caches then return nil, err, code end
   if req.workdir then
     local text
     text, err, code = write_rules { ancestor_rule(req.workdir, "workdir " .. req.workdir) }

@@ -50,11 +50,16 @@ end
 -- The caches the selected fragments name: { dir = <state>/caches, list = { { name, path, vars = {
 -- { var, value, at } }, links = { { entry, path, target, at } } } }, env = { VAR = value },
 -- env_from = { VAR = "fragment:line" } }, or nil, message, code when two fragments set one variable
--- differently.
-function M.collect(tree, sel, req)
+-- differently. With `sandboxed` false (the profile runs with no sandbox) the list is empty and `skipped`
+-- says why: a run outside every sandbox would execute what any sandbox planted in these directories.
+function M.collect(tree, sel, req, sandboxed)
   local state = M.state_dir(req)
   local dir = state .. "/" .. M.SUBDIR
   local out = { state = state, dir = dir, list = {}, env = {}, env_from = {} }
+  if sandboxed == false then
+    out.skipped = "the run has no sandbox, so it uses the host's own caches, never the sandboxes' ones"
+    return out
+  end
   local by_name = {}
   local function cache(name)
     local c = by_name[name]

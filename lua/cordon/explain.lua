@@ -88,7 +88,7 @@ function M.from_policy(policy)
   end
   -- The sandbox's own caches: each directory, the variables pointing at it, the links made inside.
   local caches = policy.caches or { list = {} }
-  data.caches_dir = caches.dir
+  data.caches_dir, data.caches_skipped = caches.dir, caches.skipped
   for _, c in ipairs(caches.list) do
     local vars, links = {}, {}
     for _, v in ipairs(c.vars) do vars[#vars + 1] = { name = v.var, value = v.value, source = v.at } end
@@ -209,6 +209,8 @@ function M.render(d)
       for _, l in ipairs(c.links) do links[#links + 1] = l.entry .. " -> " .. l.target end
       p("    %s: %s%s", c.name, table.concat(vars, " "), #links > 0 and ("; links " .. table.concat(links, ", ")) or "")
     end
+  elseif d.caches_skipped then
+    p("  sandbox caches: none (%s)", d.caches_skipped)
   end
   for _, a in ipairs(d.appended) do p("  appended profile: %s (from %s)", a.path, a.source) end
   M.render_scripts(d.scripts, p)

@@ -101,6 +101,27 @@ for u in $USERS; do
   done
 done
 
+# A run with no sandbox (danger-full-access) must not use the sandboxes' caches: a read-only run plants
+# pnpm in its COREPACK_HOME, and a later unsandboxed `corepack pnpm` used to run it outside.
+for u in $USERS; do
+  new_case "$u"
+  planted=$(sbx "$u" --profile read-only --network restricted -- sh -c \
+    "PNPM=$PNPM; $(declare -f plant_corepack); plant_corepack \"\$COREPACK_HOME\" '$O/marker' && echo \"\$COREPACK_HOME\"" 2>&1)
+  case $planted in "$H/.local/state/cordon/caches/"*) ok "$u: the read-only run planted in its own cache" ;;
+                   *) bad "$u: the premise: the read-only run could not plant in its cache: $planted" ;; esac
+  env_full=$(sbx "$u" --profile danger-full-access -- env 2>&1)
+  check "$u: a danger-full-access run gets no sandbox cache variable" \
+    test -z "$(grep -F "$H/.local/state/cordon/caches" <<<"$env_full")"
+  check "$u: explain says an unsandboxed run has no sandbox caches" \
+    grep -q "sandbox caches: none" <<<"$(as "$u" "$W" "$H" "$CORDON" explain --platform linux --workdir "$W" \
+      --profile danger-full-access 2>&1)"
+  if command -v corepack >/dev/null; then
+    sbx "$u" --profile danger-full-access -- env COREPACK_ENABLE_NETWORK=0 COREPACK_ENABLE_DOWNLOAD_PROMPT=0 \
+      timeout 20 corepack "pnpm@$PNPM" --version >/dev/null 2>&1
+    check "$u: the unsandboxed corepack pnpm runs nothing a sandbox planted" test ! -e "$O/marker"
+  fi
+done
+
 # control: the same plant in the host's own corepack cache is run by the host's next `corepack pnpm`
 command -v corepack >/dev/null || { echo "note: no corepack: only the cache listings are checked"; finish; exit; }
 u=${USERS%% *}
