@@ -380,7 +380,59 @@ function M.final_rules(req, ops)
   if req.workdir then add("literal", join(req.workdir, ".cordon.yaml")) end
   for _, d in ipairs(own_dirs(req)) do add("subpath", mapped(d)) end
   if req.profiles_dir_policy then add("subpath", req.profiles_dir_policy) end
-  return { deny(ops, filters, "cordon's own inputs (appended profiles, config, trust list, state, caches, profile tree) stay read-only") }
+  local rules = { deny(ops, filters, "cordon's own inputs (appended profiles, config, trust list, state, caches, profile tree) stay read-only") }
+  local bins = M.command_dirs(req)
+  if #bins > 0 then
+    local bfilters = {}
+    for _, b in ipairs(bins) do bfilters[#bfilters + 1] = { "subpath", b.path } end
+    rules[#rules + 1] = deny(ops, bfilters, "directories the host's shells run commands from (PATH, ~/bin) stay read-only")
+  end
+  return rules
+end
+
+-- The directories inside a writable root that the host's shells run commands from, each { path, why }:
+-- every absolute PATH entry strictly inside one (a planted `git` there runs at the user's next `git`),
+-- and ~/bin when a root holds HOME (Debian's and Ubuntu's ~/.profile put it first on PATH at login,
+-- even when it does not exist yet). Not an activated virtualenv's or conda prefix's bin: installing the
+-- project's tools there is what it is for, and it holds the project's code anyway (docs/assembly.md).
+function M.command_dirs(req)
+  local env = req.environ
+  local function getenv(name)
+    if env then return env[name] end
+    return require("cordon.c.sys").getenv(name)
+  end
+  local cpath = require "cordon.c.path"
+  local roots = {}
+  if req.workdir and req.profile_name ~= "read-only" then roots[#roots + 1] = req.workdir end
+  for _, d in ipairs(req.add_dirs or {}) do roots[#roots + 1] = d.path end
+  if #roots == 0 then return {} end
+  local project_bins = {}
+  for _, var in ipairs { "VIRTUAL_ENV", "CONDA_PREFIX" } do
+    local v = getenv(var)
+    if type(v) == "string" and v:sub(1, 1) == "/" then project_bins[(cpath.join_lexical("/", v) or v) .. "/bin"] = true end
+  end
+  local out, seen = {}, {}
+  local function consider(dir, why)
+    dir = cpath.normalize(dir)
+    if not dir or seen[dir] or project_bins[dir] then return end
+    dir = require("cordon.request").policy_path(req, dir)
+    for _, r in ipairs(roots) do
+      if dir ~= r and cpath.within(r, dir) then
+        seen[dir] = true
+        out[#out + 1] = { path = dir, why = why }
+        return
+      end
+    end
+  end
+  local path = getenv("PATH")
+  if type(path) == "string" then
+    for entry in path:gmatch("[^:]+") do
+      if entry:sub(1, 1) == "/" then consider(entry, "on PATH") end
+    end
+  end
+  local home = req.host_home or req.home
+  if home and home ~= "/" then consider(home .. "/bin", "~/bin: ~/.profile puts it on PATH") end
+  return out
 end
 
 return M
