@@ -89,7 +89,7 @@ function M.from_policy(policy)
   -- The sandbox's own caches: each directory, the variables pointing at it, the links made inside.
   local caches = policy.caches or { list = {} }
   data.caches_dir, data.caches_skipped = caches.dir, caches.skipped
-  data.command_dirs = require("cordon.protect").command_dirs(policy.request)
+  data.host_run_paths = require("cordon.protect").host_run_paths(policy.request)
   for _, c in ipairs(caches.list) do
     local vars, links = {}, {}
     for _, v in ipairs(c.vars) do vars[#vars + 1] = { name = v.var, value = v.value, source = v.at } end
@@ -213,9 +213,9 @@ function M.render(d)
   elseif d.caches_skipped then
     p("  sandbox caches: none (%s)", d.caches_skipped)
   end
-  if d.command_dirs and #d.command_dirs > 0 then
-    p("  kept read-only because the host's shells run commands from them:")
-    for _, c in ipairs(d.command_dirs) do p("    %s (%s)", c.path, c.why) end
+  if d.host_run_paths and #d.host_run_paths > 0 then
+    p("  kept read-only because the host's shells and programs run them:")
+    for _, c in ipairs(d.host_run_paths) do p("    %s (%s)", c.path, c.why) end
   end
   for _, a in ipairs(d.appended) do p("  appended profile: %s (from %s)", a.path, a.source) end
   M.render_scripts(d.scripts, p)

@@ -243,13 +243,18 @@ local function runner_of(text)
   end
 end
 
--- The active hooks of `repo` in `dir`: which runners installed them.
+-- The active hooks of `repo` in `dir`: which runners installed them, and the files the hooks that are
+-- symbolic links run (`ln -s ../../scripts/pre-commit .git/hooks/`: the link is protected, its target is
+-- an ordinary work-tree file), as { hook path, real path }.
 local function runners_in(dir)
   local names = sys.listdir(dir)
-  local found, order = {}, {}
+  local found, order, links = {}, {}, {}
   for _, n in ipairs(names or {}) do
     if not n:match("%.sample$") then
       local p = dir .. "/" .. n
+      local lst = sys.lstat(p)
+      local real = lst and lst.type == "link" and sys.realpath(p)
+      if real then links[#links + 1] = { p, real } end
       local st = sys.stat(p)
       if st and st.type == "file" and st.size <= M.MAX_HOOK then
         local r = runner_of(read_file(p, M.MAX_HOOK) or "")
@@ -260,7 +265,7 @@ local function runners_in(dir)
       end
     end
   end
-  return order, found
+  return order, found, links
 end
 
 -- Everything the repositories' configuration makes git run or read, that must stay read-only.
@@ -317,7 +322,11 @@ function M.protections(o)
   for _, repo in ipairs(o.repos) do
     if repo.common and not repo.bare then
       local dir = hook_dirs[repo] or repo.common .. "/hooks"
-      local runners, hook_of = runners_in(dir)
+      -- A hooks directory that is a link (.git/hooks -> ../githooks) runs what its target holds.
+      local real_dir = sys.realpath(dir)
+      if real_dir and real_dir ~= dir then add("subpath", real_dir, "the hooks directory " .. dir .. " links to it") end
+      local runners, hook_of, links = runners_in(dir)
+      for _, l in ipairs(links) do add("literal", l[2], "the hook " .. l[1] .. " links to it") end
       for _, r in ipairs(runners) do
         local why = r.name .. " installed " .. dir .. "/" .. hook_of[r.name]
         for _, c in ipairs(r.configs) do add(c[1], join(repo.top, c[2]), c[3] .. " (" .. why .. ")") end

@@ -381,13 +381,55 @@ function M.final_rules(req, ops)
   for _, d in ipairs(own_dirs(req)) do add("subpath", mapped(d)) end
   if req.profiles_dir_policy then add("subpath", req.profiles_dir_policy) end
   local rules = { deny(ops, filters, "cordon's own inputs (appended profiles, config, trust list, state, caches, profile tree) stay read-only") }
-  local bins = M.command_dirs(req)
-  if #bins > 0 then
-    local bfilters = {}
-    for _, b in ipairs(bins) do bfilters[#bfilters + 1] = { "subpath", b.path } end
-    rules[#rules + 1] = deny(ops, bfilters, "directories the host's shells run commands from (PATH, ~/bin) stay read-only")
+  local kept = M.host_run_paths(req)
+  if #kept > 0 then
+    local kfilters = {}
+    for _, k in ipairs(kept) do kfilters[#kfilters + 1] = { k.kind, k.path } end
+    rules[#rules + 1] = deny(ops, kfilters, "what the host's shells and programs run (PATH, ~/bin, start-up files' link targets) stays read-only")
   end
   return rules
+end
+
+-- Writable roots of the request, as the policy names them.
+local function writable_roots(req)
+  local roots = {}
+  if req.workdir and req.profile_name ~= "read-only" then roots[#roots + 1] = req.workdir end
+  for _, d in ipairs(req.add_dirs or {}) do roots[#roots + 1] = d.path end
+  return roots
+end
+
+-- Inside a writable root, what the host runs without being asked: the command directories (below) and
+-- the targets of HOME's start-up files that are symbolic links (standard.in_home and home_links; dotfile
+-- managers: ~/.bashrc -> dotfiles/bashrc, ~/.config/nvim -> dotfiles/nvim): a write lands on the target
+-- whatever protects the link's name. Each { kind = "subpath"|"literal", path, why }.
+function M.host_run_paths(req)
+  local out = {}
+  for _, d in ipairs(M.command_dirs(req)) do out[#out + 1] = { kind = "subpath", path = d.path, why = d.why } end
+  local roots = writable_roots(req)
+  local home = req.host_home or req.home
+  if #roots == 0 or not home or home == "/" then return out end
+  local sys, cpath = require "cordon.c.sys", require "cordon.c.path"
+  local standard = require "cordon.standard"
+  local seen = {}
+  local function check(rel)
+    local p = home .. "/" .. rel
+    local lst = sys.lstat(p)
+    local real = lst and lst.type == "link" and sys.realpath(p)
+    real = real and require("cordon.request").policy_path(req, real)
+    if not real or seen[real] then return end
+    for _, r in ipairs(roots) do
+      if real ~= r and cpath.within(r, real) then
+        seen[real] = true
+        local st = sys.stat(p)
+        out[#out + 1] = { kind = st and st.type == "directory" and "subpath" or "literal", path = real,
+                          why = "~/" .. rel .. " links to it" }
+        return
+      end
+    end
+  end
+  for _, e in ipairs(standard.in_home) do check(e[2]) end
+  for _, rel in ipairs(standard.home_links) do check(rel) end
+  return out
 end
 
 -- The directories inside a writable root that the host's shells run commands from, each { path, why }:
@@ -402,9 +444,7 @@ function M.command_dirs(req)
     return require("cordon.c.sys").getenv(name)
   end
   local cpath = require "cordon.c.path"
-  local roots = {}
-  if req.workdir and req.profile_name ~= "read-only" then roots[#roots + 1] = req.workdir end
-  for _, d in ipairs(req.add_dirs or {}) do roots[#roots + 1] = d.path end
+  local roots = writable_roots(req)
   if #roots == 0 then return {} end
   local project_bins = {}
   for _, var in ipairs { "VIRTUAL_ENV", "CONDA_PREFIX" } do

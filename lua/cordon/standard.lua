@@ -112,6 +112,18 @@ M.in_home = {
 }
 
 
+-- Start-up files and directories under HOME that dotfile managers (GNU stow, chezmoi's symlink mode,
+-- yadm, hand-made links) keep as symbolic links: when one links into a writable root, its target stays
+-- read-only (protect.host_run_paths), since a write there is a write to the start-up file. Checked by
+-- name (besides in_home), not by listing HOME, whose listing changes with every tool's scratch file.
+M.home_links = {
+  ".vimrc", ".vim", ".gvimrc", ".config/nvim", ".tmux.conf", ".config/tmux", ".screenrc", ".emacs", ".emacs.d",
+  ".config/emacs", ".config/doom", ".xprofile", ".xinitrc", ".xsession", ".Xresources", ".pam_environment",
+  ".config/environment.d", ".config/helix", ".config/zed", ".config/kitty", ".config/alacritty",
+  ".config/wezterm", ".wezterm.lua", ".config/starship.toml", ".oh-my-zsh", ".zsh", ".bashrc.d", ".aliases",
+  ".functions", ".exports", ".config/direnv", ".config/mise", ".tool-versions", ".npmrc", ".config/git",
+}
+
 -- A profile's protected entries: the names, then "/REL" for each path of in_roots (a regex entry is
 -- already inside the protected name .git), then "~/REL" for each of in_home.
 function M.protected()
