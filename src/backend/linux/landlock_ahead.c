@@ -91,6 +91,8 @@ static void *helper(void *arg) {
   int state;
   while ((state = atomic_load_explicit(&a->state, memory_order_acquire)) == AHEAD_WAITING) sched_yield();
   if (state == AHEAD_OFFERED) add_claimed(a);
+  /* not the gate's rules: init decodes them while the command loads its filter, and waiting here for
+   * them cost the main thread more than it saved init (docs/benchmarks.md, seventh session) */
   atomic_store_explicit(&a->helper_done, true, memory_order_release);
   return NULL;
 }
