@@ -28,7 +28,8 @@ static struct stat sample(mode_t mode, long long size, long long sec, long nsec)
 static void the_digests_are_the_text_printf_gives(void **state) {
   (void)state;
   struct stat cases[] = {sample(S_IFREG | 0644, 0, 0, 0), sample(S_IFREG | 04755, 1ll << 40, 1796158862, 5),
-                         sample(S_IFDIR | 01777, 4096, -86400, 999999999), sample(S_IFLNK | 0777, 7, 17, 120000000)};
+                         sample(S_IFDIR | 01777, 4096, -86400, 999999999), sample(S_IFLNK | 0777, 7, 17, 120000000),
+                         sample(S_IFREG | 0600, -1, -1, -5) /* no kernel says so: printf's signs and padding */};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     const struct stat *st = &cases[i];
     char want[256];
@@ -47,7 +48,19 @@ static void the_digests_are_the_text_printf_gives(void **state) {
     cordon_record_dir_digest(0, 0, st, &b);
     assert_string_equal(cordon_buf_str(&b), want);
     cordon_buf_free(&b);
+    snprintf(want, sizeof want, "t%o d%llu i%llu s%lld m%lld.%09ld c%lld.%09ld%s", (unsigned)st->st_mode,
+             (unsigned long long)st->st_dev, (unsigned long long)st->st_ino, (long long)st->st_size,
+             (long long)st->st_mtim.tv_sec, (long)st->st_mtim.tv_nsec, (long long)st->st_ctim.tv_sec,
+             (long)st->st_ctim.tv_nsec, i % 2 ? " big" : "");
+    cordon_record_file_digest(0, st, i % 2, &b);
+    assert_string_equal(cordon_buf_str(&b), want);
+    cordon_buf_free(&b);
   }
+  cordon_buf e = CORDON_BUF_INIT;
+  cordon_record_file_digest(13, NULL, false, &e);
+  cordon_record_dir_digest(-1, 20, NULL, &e);
+  assert_string_equal(cordon_buf_str(&e), "e13e20");
+  cordon_buf_free(&e);
   cordon_buf b = CORDON_BUF_INIT;
   cordon_record_stat_digest(-1, 2, NULL, &b);
   assert_string_equal(cordon_buf_str(&b), "e2");

@@ -74,6 +74,25 @@ except subprocess.TimeoutExpired:
   check "$u: a writer waiting for the end never wrote (no 'late' in the workdir)" test ! -e "$W/late"
   expect_eq "$u: ... nor a protected path" "$(state "$W/.git/hooks/pre-commit")" "$hook_before"
   expect_eq "$u: ... nor anything outside" "$(state "$O/file")" "$out_before"
+  # cordon returns the command's status without waiting for the namespaces' teardown (pidns.c): the run
+  # must be over by then, so a writer appending as fast as it can is silent from the moment cordon returns
+  # (its size read at once by the caller, then again later)
+  sizes=$(as "$u" "$W" "$H" python3 -c 'import os, subprocess, sys, time
+subprocess.run(sys.argv[1:])
+at = os.stat("burst").st_size if os.path.exists("burst") else 0
+time.sleep(0.5)
+print(at, os.stat("burst").st_size if os.path.exists("burst") else 0)' "$CORDON" run --workdir "$W" -- python3 -c '
+import os, subprocess, sys
+if os.fork() == 0:
+    os.setsid()
+    fd = os.open("burst", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    while True:
+        os.write(fd, b"x")
+else:
+    import time; time.sleep(0.3)')
+  read -r at_return later <<<"$sizes"
+  check "$u: the burst writer ran inside (${at_return:-no} bytes)" test "${at_return:-0}" -gt 0
+  expect_eq "$u: ... and wrote nothing after cordon returned" "$later" "$at_return"
 
   # --- exit codes and deaths pass through unchanged ------------------------------------------------------
   for code in 0 3 130 255; do

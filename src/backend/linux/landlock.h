@@ -51,11 +51,9 @@ void cordon_lx_landlock_describe_failure(const cordon_lx_rule *r, cordon_lx_rule
  * A cache hit knows its plan before it has checked the entry still holds: the rules whose inodes cannot
  * depend on the sandbox's mounts (a plain path, with no symlink, outside every planned mount) are
  * opened and added by a helper thread meanwhile, and by the main thread once its replay is done. The
- * rest is added after the mounts, as without it; enforcing stays last. The helper then decodes the
- * plan's gate part. */
+ * rest is added after the mounts, as without it; enforcing stays last. */
 struct cordon_lx_landlock_ahead {
   const cordon_lx_plan *plan;  /* set when offered */
-  cordon_lx_plan *gate_plan;   /* the same: its gate part is decoded by the helper, last */
   int abi;
   int ruleset;                 /* -1: none ahead */
   unsigned char *done;         /* per rule: added (or found gone) ahead */
@@ -69,8 +67,7 @@ struct cordon_lx_landlock_ahead {
 
 /* Starts the helper, which waits for a plan (false: nothing ahead, which is always safe). */
 bool cordon_lx_landlock_ahead_start(cordon_lx_landlock_ahead *a);
-/* Hands the helper `plan` to work on (NULL: nothing to do, let it go). Until settle, only the helper
- * touches the plan's gate part. */
+/* Hands the helper `plan` to work on (NULL: nothing to do, let it go). */
 void cordon_lx_landlock_ahead_offer(cordon_lx_landlock_ahead *a, cordon_lx_plan *plan, int abi);
 /* Takes rules alongside the helper until none is left, then waits (spinning) for the helper's last rule.
  * The thread may still be leaving: it allocates and locks nothing any more, so a fork now is safe. */

@@ -10,8 +10,9 @@
  * computed and spins until the plan is offered; the two threads share the rules through one atomic
  * counter, so whichever is free takes the next one, and the main thread never sleeps waiting for the
  * helper: it spins until the helper's last rule is in (settle), or, where a single thread is needed,
- * until the helper has left (finish). Its last task is not Landlock's: it decodes the gate's rules
- * (plan.h), which would otherwise cost init ~0.1 ms while the command waits. */
+ * until the helper has left (finish). The gate's rules are not decoded here but by init, while the
+ * command loads its filter: the main thread would wait for the helper's decoding longer than the
+ * command waits for init's (docs/benchmarks.md, seventh session). */
 #include "backend/linux/landlock.h"
 #include "core/path.h"
 
@@ -90,9 +91,8 @@ static void *helper(void *arg) {
   int state;
   while ((state = atomic_load_explicit(&a->state, memory_order_acquire)) == AHEAD_WAITING) sched_yield();
   if (state == AHEAD_OFFERED) add_claimed(a);
-  /* The gate's rules, which init would otherwise decode while the command waits for it. Only this thread
-   * touches them until settle; a failure leaves them undecoded, and the gate refuses to start. */
-  if (state == AHEAD_OFFERED) (void)cordon_lx_plan_gate_decode(a->gate_plan);
+  /* not the gate's rules: init decodes them while the command loads its filter, and waiting here for
+   * them cost the main thread more than it saved init (docs/benchmarks.md, seventh session) */
   atomic_store_explicit(&a->helper_done, true, memory_order_release);
   return NULL;
 }
@@ -124,7 +124,6 @@ bool cordon_lx_landlock_ahead_start(cordon_lx_landlock_ahead *a) {
 void cordon_lx_landlock_ahead_offer(cordon_lx_landlock_ahead *a, cordon_lx_plan *plan, int abi) {
   int err;
   if (!a->running) return;
-  a->gate_plan = plan;
   if (!plan || plan->fs_unrestricted || plan->nrules == 0 || abi < 1 || !(a->done = calloc(plan->nrules, 1)) ||
       (a->ruleset = cordon_lx_landlock_create(plan, abi, &err)) < 0) {
     atomic_store_explicit(&a->state, AHEAD_CANCELLED, memory_order_release);

@@ -68,21 +68,43 @@ static bool take_signal(int sig, int code, pid_t child, bool reap_all, int *ws) 
 }
 
 /* The supervisor: holds nothing the command might wait on (stdio closed, a copy of stderr kept only while
- * the run has a cgroup to report on), waits for init, releases the run's cgroup, then ends as the command
- * did. Without a report, init ended before the command ran (it printed why): end as init did. */
+ * the run has a cgroup to report on) and waits for init's report, which comes once nothing of the run but
+ * init is left (serve). init then holds the run's mount namespace alone and dies with the supervisor
+ * (PR_SET_PDEATHSIG), so the namespace's teardown happens after cordon has returned. With a cgroup, init
+ * is ended and reaped first: the cgroup can only go once it is empty. Without a report, init ended
+ * before the command ran (it printed why): end as init did. */
 static _Noreturn void supervise(const cordon_lx_pidns *ns, pid_t init, int report) {
   bool cgroup = ns->limits_run && ns->limits_run->dir;
   int err = cgroup ? fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3) : -1;
   for (int fd = 0; fd < 3; fd++) (void)close(fd);
   sigset_t set;
   relayed_set(&set);
+  int sfd = signalfd(-1, &set, SFD_CLOEXEC);
   int ws = 0, cmd_ws;
-  for (bool done = false; !done;) {
-    siginfo_t si;
-    int sig = sigwaitinfo(&set, &si);
-    if (sig >= 0) done = take_signal(sig, si.si_code, init, false, &ws);  /* else EINTR: a stop and continue */
+  bool reaped = false, reported = false;
+  while (!reaped && !reported) {
+    struct pollfd p[2] = {{.fd = sfd, .events = POLLIN}, {.fd = report, .events = POLLIN}};
+    if (sfd < 0) {  /* no signalfd: wait for init itself, as every step below still holds */
+      siginfo_t si;
+      int sig = sigwaitinfo(&set, &si);
+      if (sig >= 0) reaped = take_signal(sig, si.si_code, init, false, &ws);
+      continue;
+    }
+    if (poll(p, 2, -1) < 0) continue;  /* EINTR: a stop and continue */
+    struct signalfd_siginfo si;
+    if ((p[0].revents & POLLIN) && read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+      reaped = take_signal((int)si.ssi_signo, si.ssi_code, init, false, &ws);
+    if (!reaped && p[1].revents) {
+      ssize_t n = read(report, &cmd_ws, sizeof cmd_ws);
+      if (n == (ssize_t)sizeof cmd_ws) reported = true, ws = cmd_ws;
+      else if (n >= 0) p[1].fd = report = -1;  /* init is gone without a report: its status decides */
+    }
   }
-  if (read(report, &cmd_ws, sizeof cmd_ws) == (ssize_t)sizeof cmd_ws) ws = cmd_ws;
+  if (reaped && report >= 0 && read(report, &cmd_ws, sizeof cmd_ws) == (ssize_t)sizeof cmd_ws) ws = cmd_ws;
+  if (cgroup && !reaped) {
+    (void)kill(init, SIGKILL);
+    while (waitpid(init, NULL, 0) < 0 && errno == EINTR) {}
+  }
   if (ns->limits_run) {
     cordon_buf what = CORDON_BUF_INIT;
     cordon_lx_limits_release(ns->limits, ns->limits_run, &what);
@@ -182,9 +204,19 @@ static cordon_lx_gate *start_gate(cordon_lx_pidns *ns, int msg_fd, cordon_buf *m
   return g;
 }
 
+/* Ends every process of the run but init, and reaps each: an orphan comes to init, so once init has no
+ * child left (any kind: __WALL) nothing else of the run exists, and whatever one was writing is done. */
+static void end_run(void) {
+  for (;;) {
+    (void)kill(-1, SIGKILL);  /* pid 1 of the namespace: every other process in it, never init */
+    pid_t r = waitpid(-1, NULL, __WALL);
+    if (r < 0 && errno == ECHILD) return;
+  }
+}
+
 /* init after the fork: serves the gate (when there is one), relays signals and reaps until the command
- * has ended, reports its status, and exits, which ends the namespace. Serving and signals share one poll:
- * the signals stay blocked and are read from a signalfd. */
+ * has ended, ends the rest of the run, reports the command's status, and waits to die with the
+ * supervisor. Serving and signals share one poll: the signals stay blocked and are read from a signalfd. */
 static _Noreturn void serve(cordon_lx_pidns *ns, pid_t command) {
   /* the gate's refusals go to the command's stderr; init holds it only as long as the command lives */
   int err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
@@ -215,9 +247,16 @@ static _Noreturn void serve(cordon_lx_pidns *ns, pid_t command) {
     if ((p[0].revents & POLLIN) && read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
       done = take_signal((int)si.ssi_signo, si.ssi_code, command, true, &ws);
   }
-  if (write(ns->report_fd, &ws, sizeof ws) != (ssize_t)sizeof ws) {}  /* then the exit code below stands */
-  /* leaving ends the namespace: the kernel kills whatever the command left behind */
-  _exit(WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws));
+  end_run();  /* first: while the gate lives, a call it holds is answered, not failed */
+  if (gate) cordon_lx_gate_free(gate);
+  if (err >= 0) close(err);
+  /* the report tells the supervisor that nothing of the run is left but init; without it, it waits for
+   * init's own end, which the exit code below gives */
+  if (write(ns->report_fd, &ws, sizeof ws) != (ssize_t)sizeof ws)
+    _exit(WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws));
+  /* holding the run's mount namespace until the supervisor has gone (PR_SET_PDEATHSIG): its teardown is
+   * not part of the time a run takes */
+  for (;;) pause();
 }
 
 cordon_lx_status cordon_lx_pidns_spawn(cordon_lx_pidns *ns, const cordon_lx_plan *gate_plan, cordon_buf *msg) {

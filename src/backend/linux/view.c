@@ -62,6 +62,15 @@ static bool may_make_in(const char *dir) {
   return false;
 }
 
+/* `a`, `b` and `c` joined into `out` (`cap` bytes), cut short as snprintf would; by hand, not snprintf:
+ * each mount joins three or four paths, which took musl's snprintf ~0.1 ms of every view. */
+static void join(char *out, size_t cap, const char *a, const char *b, const char *c) {
+  size_t n = 0;
+  for (const char *part[] = {a, b, c}, **q = part; q < part + 3; q++)
+    for (const char *x = *q; *x && n + 1 < cap; x++) out[n++] = *x;
+  out[n] = '\0';
+}
+
 static cordon_lx_status failed(cordon_buf *msg, const char *what, const char *path) {
   cordon_buf_printf(msg, "building the view: %s %s: %s", what, path, strerror(errno));
   return CORDON_LX_SETUP_FAILED;
@@ -89,7 +98,7 @@ static bool make_dirs(const char *dir) {
 static bool resolve_into_view(const char *path, char *real, size_t cap) {
   /* most paths have no symlink on the way: one lookup says so */
   char host[CORDON_PATH_MAX + 16];
-  snprintf(host, sizeof host, HOST "%s", path);
+  join(host, sizeof host, HOST, path, "");
   struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS};
   int fd = (int)syscall(SYS_openat2, AT_FDCWD, host, &how, sizeof how);
   if (fd >= 0 || errno != ELOOP) {
@@ -107,7 +116,7 @@ static bool resolve_into_view(const char *path, char *real, size_t cap) {
       if (cur[i] != '/' && cur[i] != '\0') continue;
       char prefix[CORDON_PATH_MAX], probe[CORDON_PATH_MAX + 16], view[CORDON_PATH_MAX + 16], target[CORDON_PATH_MAX];
       snprintf(prefix, sizeof prefix, "%.*s", (int)i, cur);
-      snprintf(probe, sizeof probe, HOST "%s", prefix);
+      join(probe, sizeof probe, HOST, prefix, "");
       struct stat st;
       if (lstat(probe, &st) != 0) return false;
       if (!S_ISLNK(st.st_mode)) continue;
@@ -116,11 +125,11 @@ static bool resolve_into_view(const char *path, char *real, size_t cap) {
       target[t] = '\0';
       char parent[CORDON_PATH_MAX];
       if (!cordon_path_parent(prefix, parent, sizeof parent)) return (errno = EINVAL), false;
-      snprintf(view, sizeof view, VIEW "%s", strcmp(parent, "/") == 0 ? "" : parent);
+      join(view, sizeof view, VIEW, strcmp(parent, "/") == 0 ? "" : parent, "");
       if (!make_dirs(view)) return false;
       char in[CORDON_PATH_MAX + 16];
       snprintf(in, sizeof in, "%s", view);
-      snprintf(view, sizeof view, VIEW "%s", prefix);
+      join(view, sizeof view, VIEW, prefix, "");
       struct stat lst;
       if (lstat(view, &lst) != 0 && (!may_make_in(in) || (symlink(target, view) != 0 && errno != EEXIST))) return false;
       char joined[CORDON_PATH_MAX], next[CORDON_PATH_MAX];
@@ -237,20 +246,20 @@ static cordon_lx_status dev(const char *view, cordon_buf *msg) {
     return failed(msg, "mounting a tmpfs on", "/dev");
   own_dev(view);
   for (size_t i = 0; devices[i]; i++) {
-    snprintf(path, sizeof path, "%s/%s", view, devices[i]);
-    snprintf(host, sizeof host, HOST "/dev/%s", devices[i]);
+    join(path, sizeof path, view, "/", devices[i]);
+    join(host, sizeof host, HOST, "/dev/", devices[i]);
     if (access(host, F_OK) != 0) continue;  /* a host without it: the run has none either */
     if (!mount_point(path, false) || mount(host, path, NULL, MS_BIND, NULL) != 0) return failed(msg, "binding /dev/", devices[i]);
   }
-  snprintf(path, sizeof path, "%s/pts", view);
+  join(path, sizeof path, view, "/pts", "");
   if (mkdir(path, 0755) != 0 ||
       mount("devpts", path, "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620") != 0)
     return failed(msg, "mounting a devpts instance of the run's own on", "/dev/pts");
   for (size_t i = 0; i < sizeof links / sizeof *links; i++) {
-    snprintf(path, sizeof path, "%s/%s", view, links[i][0]);
+    join(path, sizeof path, view, "/", links[i][0]);
     if (symlink(links[i][1], path) != 0) return failed(msg, "linking /dev/", links[i][0]);
   }
-  snprintf(path, sizeof path, "%s/shm", view);
+  join(path, sizeof path, view, "/shm", "");
   if (mkdir(path, 01777) != 0) return failed(msg, "making", "/dev/shm");
   return CORDON_LX_OK;
 }
@@ -275,8 +284,8 @@ static cordon_lx_status apply(const cordon_lx_plan *plan, const cordon_mount *m,
     return failed(msg, "resolving", m->path);
   }
   if (bound_elsewhere(plan, m, real)) return CORDON_LX_OK;
-  snprintf(host, sizeof host, HOST "%s", strcmp(real, "/") == 0 ? "" : real);
-  snprintf(view, sizeof view, VIEW "%s", strcmp(real, "/") == 0 ? "" : real);
+  join(host, sizeof host, HOST, strcmp(real, "/") == 0 ? "" : real, "");
+  join(view, sizeof view, VIEW, strcmp(real, "/") == 0 ? "" : real, "");
   switch (m->kind) {
   case CORDON_MOUNT_BIND: return bind(m, host, view, early, msg);
   case CORDON_MOUNT_HIDE: return hide(m, view, msg);
@@ -341,7 +350,7 @@ cordon_lx_status cordon_lx_view_build(const cordon_lx_plan *plan, cordon_buf *ms
       for (size_t j = 0; j < i && !nested; j++) nested = late[j] && cordon_path_within(plan->mounts[j].path, plan->mounts[i].path);
       char real[CORDON_PATH_MAX], view[CORDON_PATH_MAX + 16];
       if (nested || !resolve_into_view(plan->mounts[i].path, real, sizeof real)) continue;  /* made when applied */
-      snprintf(view, sizeof view, VIEW "%s", strcmp(real, "/") == 0 ? "" : real);
+      join(view, sizeof view, VIEW, strcmp(real, "/") == 0 ? "" : real, "");
       if (!mount_point(view, plan->mounts[i].is_dir || plan->mounts[i].kind != CORDON_MOUNT_BIND))
         return failed(msg, "making the mount point for", plan->mounts[i].path);
     }
