@@ -59,8 +59,9 @@ M.minimal = {
 
 -- Protected names: a segment with one of these names, at any depth below a writable root, is not
 -- writable. ".git" counts whole in a bare profile; an assembled policy keeps only its hooks and config
--- (in_roots) so git itself can commit (FIELD-NOTES, Codex #7071).
-M.names = { ".git", ".agents", ".codex", ".cordon", ".cordon.yaml" }
+-- (in_roots) so git itself can commit (FIELD-NOTES, Codex #7071). ".husky" holds the scripts husky's
+-- hooksPath stubs run, in any repository: one below the workdir is never discovered, so its name decides.
+M.names = { ".git", ".agents", ".codex", ".cordon", ".cordon.yaml", ".husky" }
 
 -- Every write operation by name: a deny must name the operation an earlier allow named, because a rule
 -- on a specific operation is consulted before one on its wildcard parent (FIELD-NOTES, "Precedence").
@@ -80,9 +81,9 @@ M.in_roots = {
   { "literal", ".git/config", "core.hooksPath, core.fsmonitor, aliases and filter drivers run commands",
     platform = "darwin" },
   { "literal", ".git/config.worktree", "per-worktree git config: same powers as .git/config", platform = "darwin" },
-  -- On Linux the gate refuses a repository assembled out of parts (docs/linux-gate.md), which is what a
-  -- planted commondir needs; Seatbelt has no such rule, so there the file itself is kept.
-  { "literal", ".git/commondir", "would move where git reads hooks and config from", platform = "darwin" },
+  -- git never writes a main repository's commondir (only a linked worktree's, under .git/worktrees); a
+  -- planted one borrows another repository's config and its relative hooksPath, on every platform.
+  { "literal", ".git/commondir", "would move where git reads hooks and config from" },
   { "regex", ".git/modules", "/.+/(hooks(/|$)|config$|config\\.worktree$)", "hooks and config of submodule repositories",
     platform = "darwin" },
   { "regex", ".git/worktrees", "/[^/]+/config\\.worktree$", "per-worktree config of linked worktrees",
@@ -95,6 +96,17 @@ M.in_roots = {
   { "literal", ".vscode/settings.json", "workspace settings can point tools and terminals at executables" },
   { "subpath", ".idea/runConfigurations", "JetBrains run configurations execute commands" },
   { "literal", ".idea/workspace.xml", "JetBrains workspace file holds run configurations too" },
+  -- Agents' project settings: hooks and MCP servers are commands the agent runs at its next start here.
+  { "literal", ".claude/settings.json", "Claude Code runs the hooks this file sets (SessionStart, PreToolUse, …)" },
+  { "literal", ".claude/settings.local.json", "Claude Code's local settings: the same hooks" },
+  { "subpath", ".claude/hooks", "scripts Claude Code's hooks run" },
+  { "literal", ".mcp.json", "MCP servers are commands the agent starts" },
+  { "literal", ".gemini/settings.json", "Gemini CLI's settings start MCP servers" },
+  { "literal", ".cursor/mcp.json", "Cursor starts the MCP servers this file lists" },
+  { "literal", ".vscode/mcp.json", "VS Code starts the MCP servers this file lists" },
+  { "literal", "opencode.json", "opencode starts MCP servers and runs commands this file lists" },
+  { "literal", "opencode.jsonc", "opencode's config (jsonc)" },
+  { "subpath", ".opencode", "opencode's project plugins and commands" },
 }
 
 -- Start-up and login files under HOME: a shell, an editor or the login session runs what they say.

@@ -50,17 +50,19 @@ static bool can_mount(void) {
   return syscall(SYS_capget, &hdr, data) == 0 && (data[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32)));
 }
 
-/* The run's user and mount namespaces. A user namespace for root too: init then holds capabilities only
- * over the run's own namespaces. Where no user namespace can be made, root falls back to a plain mount
- * namespace (init then keeps no capability at all). */
+/* The run's user, mount and IPC namespaces (System V IPC and POSIX message queues are keyed by number,
+ * not path: without its own namespace a run reads and writes the host's segments and queues). A user
+ * namespace for root too: init then holds capabilities only over the run's own namespaces. Where no
+ * user namespace can be made, root falls back to plain mount and IPC namespaces (init then keeps no
+ * capability at all). */
 static cordon_lx_status enter_namespaces(bool *in_userns, cordon_buf *msg) {
   uid_t uid = geteuid();
   gid_t gid = getegid();
   *in_userns = false;
-  if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
+  if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC) != 0) {
     int err = errno;
-    if (can_mount() && unshare(CLONE_NEWNS) == 0) return CORDON_LX_OK;
-    cordon_buf_printf(msg, "unshare(user + mount namespace): %s; unprivileged user namespaces may be off: "
+    if (can_mount() && unshare(CLONE_NEWNS | CLONE_NEWIPC) == 0) return CORDON_LX_OK;
+    cordon_buf_printf(msg, "unshare(user + mount + IPC namespace): %s; unprivileged user namespaces may be off: "
                            "check sysctl kernel.unprivileged_userns_clone, user.max_user_namespaces and, on "
                            "Ubuntu, kernel.apparmor_restrict_unprivileged_userns", strerror(err));
     return CORDON_LX_NOT_AVAILABLE;

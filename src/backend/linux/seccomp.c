@@ -38,10 +38,13 @@ typedef struct {
 /* Syscalls newer than some libseccomp still in use (Ubuntu 22.04 has 2.5.3 and kernels with these).
  * From Linux 5.1 on, a new syscall has the same number on x86_64, i386 and the generic table (arm64). */
 #if defined(__x86_64__) || defined(__aarch64__)
+#define UNIFIED_NUMBERS true  /* the table below numbers them whatever libseccomp knows */
 static const struct {
   const char *name;
   int nr;
-} unified[] = {{"fchmodat2", 452}, {"open_tree_attr", 467}};
+} unified[] = {{"fchmodat2", 452}, {"setxattrat", 463}, {"removexattrat", 466}, {"open_tree_attr", 467}};
+#else
+#define UNIFIED_NUMBERS false
 #endif
 
 /* The native number of `name`, or __NR_SCMP_ERROR. */
@@ -127,6 +130,17 @@ static void base_rules(filter *f, const cordon_lx_plan *plan) {
    * Docker's default profile refuses these too. */
   static const char *const keyrings[] = {"keyctl", "add_key", "request_key", NULL};
   refuse_all(f, true, keyrings);
+  /* An extended attribute is how a POSIX ACL is set (system.posix_acl_access): one on .git/config,
+   * ~/.bashrc or HOME hands write access to every other account, past every mode the gate decides. The
+   * attribute's name lies in memory, where a filter cannot read it, so the whole family answers as a
+   * file system without xattrs would (cp -a, tar and shutil carry on). */
+  static const char *const xattrs[] = {"setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr",
+                                       "fremovexattr", NULL};
+  for (size_t i = 0; xattrs[i]; i++) rule(f, true, SCMP_ACT_ERRNO(EOPNOTSUPP), xattrs[i]);
+  /* Linux 6.13's two, numbered by our table where libseccomp is older; its compat part cannot take such a
+   * number, and dropping that part would kill every 32-bit program (docs/linux-backend.md: the residual) */
+  rule(f, UNIFIED_NUMBERS && !f->compat, SCMP_ACT_ERRNO(EOPNOTSUPP), "setxattrat");
+  rule(f, UNIFIED_NUMBERS && !f->compat, SCMP_ACT_ERRNO(EOPNOTSUPP), "removexattrat");
   /* No capability remains to mount with; refused outright so that one left by mistake still cannot
    * rearrange the view. open_by_handle_at opens any inode of a file system, past every path rule. */
   static const char *const mounting[] = {"mount", "umount", "umount2", "pivot_root", "chroot", "move_mount",
