@@ -465,11 +465,18 @@ void cordon_lx_runcache_store(cordon_lx_plan *plan, const char *const *argv, con
   cordon_buf bytes = CORDON_BUF_INIT;
   parents ps = {0};
   cordon_buf bpf = CORDON_BUF_INIT, valid = CORDON_BUF_INIT;  /* without them a hit builds the filters */
-  /* only the program the command will load: building one with libseccomp costs ~0.4 ms */
-  bool gated = cordon_lx_plan_has_gate(plan);
-  bool have_bpf = gated || cordon_lx_seccomp_export(plan, CORDON_LX_SECCOMP_BASE, &bpf);
-  size_t base_len = bpf.len;
-  if (gated) have_bpf = cordon_lx_seccomp_export(plan, CORDON_LX_SECCOMP_GATE, &bpf);
+  /* only the program the command will load: building one with libseccomp costs ~1 ms, so the one the
+   * plan cache kept (built on this machine) is taken as it is */
+  bool gated = cordon_lx_plan_has_gate(plan), have_bpf;
+  size_t base_len;
+  if (cordon_lx_seccomp_stored(plan)) {
+    cordon_buf_append(&bpf, (const char *)plan->seccomp_bpf, plan->seccomp_base_len + plan->seccomp_gate_len);
+    base_len = plan->seccomp_base_len, have_bpf = !bpf.oom;
+  } else {
+    have_bpf = gated || cordon_lx_seccomp_export(plan, CORDON_LX_SECCOMP_BASE, &bpf);
+    base_len = bpf.len;
+    if (gated) have_bpf = cordon_lx_seccomp_export(plan, CORDON_LX_SECCOMP_GATE, &bpf);
+  }
   cordon_lx_seccomp_kernel(&valid);
   if (entry_view(plan, argv, env, cwd, &view, &ps)) {
     if (have_bpf && cordon_buf_str(&valid) && !valid.oom)  /* borrowed: free_view leaves them */
