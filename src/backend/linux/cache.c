@@ -42,11 +42,19 @@ typedef struct {
   uint64_t a, b;
 } hash128;
 
+/* Eight bytes a step in each lane (the policy text is ~85 KB: a byte a step took ~0.1 ms of every
+ * miss); each step is a bijection of the lane for a given word, so no two words collide in one step. */
 static void feed(hash128 *h, const void *data, size_t n) {
   const unsigned char *p = data;
-  for (size_t i = 0; i < n; i++) {
-    h->a = (h->a ^ p[i]) * 1099511628211ULL;
-    h->b = (h->b ^ p[i]) * 0x100000001b3ULL * 31 + 0x9e3779b97f4a7c15ULL;
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    h->a = (h->a ^ w) * 0x9e3779b97f4a7c15ULL, h->a ^= h->a >> 29;
+    h->b = (h->b + w) * 0xc2b2ae3d27d4eb4fULL, h->b ^= h->b >> 31;
+  }
+  for (; n; p++, n--) {
+    h->a = (h->a ^ *p) * 1099511628211ULL;
+    h->b = (h->b ^ *p) * 0x100000001b3ULL * 31 + 0x9e3779b97f4a7c15ULL;
   }
 }
 
