@@ -258,7 +258,8 @@ static void the_seccomp_program_kept_serves_only_the_machine_that_built_it(void 
   assert_int_equal(second->seccomp_base_len + second->seccomp_gate_len, built.len);
   assert_memory_equal(second->seccomp_bpf, built.data, built.len);
   cordon_lx_plan_free(second);
-  /* the same file as if another kernel had built it: the plan comes without the program */
+  /* the same file as if another kernel had built it: its program is not taken, but built again here
+   * and kept, so the file then holds this machine's */
   assert_int_equal(count_plans(plans, name, sizeof name), 1);
   snprintf(file, sizeof file, "%s/%s", plans, name);
   cordon_buf here = CORDON_BUF_INIT;
@@ -269,11 +270,22 @@ static void the_seccomp_program_kept_serves_only_the_machine_that_built_it(void 
   assert_non_null(valid);
   valid[0] ^= 0x20;
   spill(file, bytes, n, 0600);
+  char key[64];
+  snprintf(key, sizeof key, "%.*s", (int)(strlen(name) - 5), name);
+  cordon_lx_plan *parsed = cordon_lx_plancache_parse(bytes, n, key);
+  assert_non_null(parsed);
+  assert_false(cordon_lx_seccomp_stored(parsed));  /* not this machine's: the parse drops it */
   cordon_lx_plan *third = cached(p);
-  assert_false(cordon_lx_seccomp_stored(third));
+  assert_true(cordon_lx_seccomp_stored(third));
   assert_int_equal(third->nrules, first->nrules);
-  cordon_lx_plan_free(third), cordon_lx_plan_free(first);
-  free(bytes);
+  size_t m;
+  char *rewritten = slurp(file, &m);
+  assert_int_equal(m, n);
+  assert_non_null(memmem(rewritten, m, here.data, here.len));
+  cordon_lx_plan *fourth = cached(p);
+  assert_memory_equal(fourth->seccomp_bpf, built.data, built.len);
+  cordon_lx_plan_free(fourth), cordon_lx_plan_free(third), cordon_lx_plan_free(parsed), cordon_lx_plan_free(first);
+  free(bytes), free(rewritten);
   cordon_buf_free(&here), cordon_buf_free(&built);
   cordon_profile_free(p);
   unsetenv("XDG_CACHE_HOME");

@@ -253,7 +253,12 @@ cordon_lx_status cordon_lx_compile_cached(const char *text, const cordon_params 
   snprintf(plans, sizeof plans, "%s/linux-plans", root);
   snprintf(file, sizeof file, "%s/%s.plan", plans, key);
   if ((*out = load(root, plans, file, key))) {
-    (void)utimensat(AT_FDCWD, file, NULL, AT_SYMLINK_NOFOLLOW);  /* recently used: evicted last */
+    if (cordon_lx_seccomp_stored(*out)) {
+      (void)utimensat(AT_FDCWD, file, NULL, AT_SYMLINK_NOFOLLOW);  /* recently used: evicted last */
+    } else {  /* its program was built on another kernel (or none was): build it and keep it this time */
+      with_program(*out);
+      store(root, plans, file, key, *out);
+    }
     return CORDON_LX_OK;
   }
   /* the cache root exists before compiling, so the deny protecting it names an existing tree */
