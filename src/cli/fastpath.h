@@ -9,6 +9,9 @@
  * then; returns the exit status when the command could not be started (the same message and status as
  * the Lua path), or -1 on a miss: the caller goes on with the Lua path, which fastpath_arm records. */
 int cordon_fastpath_run(int argc, char **argv);
+/* The same for a caller that execs (the static front execs cordon-full) or exits right after a miss: the
+ * Landlock helper thread may still be leaving when it returns -1. */
+int cordon_fastpath_run_then_exec(int argc, char **argv);
 
 /* After a miss: arms the recorder (core/record.h) for this run and wraps what it cannot replay (io, os,
  * print, clocks, random numbers, modules from disk, Lua profile scripts, SBPL imports) so that using

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 int main(int argc, char **argv) {
-  int fast = cordon_fastpath_run(argc, argv);
+  int fast = cordon_fastpath_run_then_exec(argc, argv);
   if (fast >= 0) return fast;
   char full[4200];
   ssize_t n = readlink("/proc/self/exe", full, sizeof full - 6);

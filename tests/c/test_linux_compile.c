@@ -470,85 +470,6 @@ static void the_plan_describes_itself_as_text_and_json(void **state) {
   cordon_lx_plan_free(plan), cordon_profile_free(p);
 }
 
-static size_t count_json(const char *dir, char *last, size_t cap) {
-  char cmd[700];
-  snprintf(cmd, sizeof cmd, "ls '%s' 2>/dev/null | grep -c '[.]json$'", dir);
-  FILE *f = popen(cmd, "r");
-  size_t n = 0;
-  if (f && fscanf(f, "%zu", &n) != 1) n = 0;
-  if (f) pclose(f);
-  snprintf(cmd, sizeof cmd, "ls '%s' 2>/dev/null | grep '[.]json$' | tail -1", dir);
-  f = popen(cmd, "r");
-  if (f && last && fgets(last, (int)cap, f)) last[strcspn(last, "\n")] = '\0';
-  if (f) pclose(f);
-  return n;
-}
-
-static char *cached_json(cordon_profile *p) {
-  cordon_lx_plan *plan = NULL;
-  cordon_buf msg = CORDON_BUF_INIT;
-  assert_int_equal(cordon_lx_compile_cached(NULL, NULL, p, &ctx, NULL, &plan, &msg), CORDON_LX_OK);
-  char *json = cordon_lx_plan_to_json(plan);
-  cordon_lx_plan_free(plan);
-  cordon_buf_free(&msg);
-  return json;
-}
-
-static void a_cached_plan_is_reused_only_while_the_disk_agrees(void **state) {
-  (void)state;
-  char cache[400], plans[500], name[200] = "";
-  snprintf(cache, sizeof cache, "%s/xdg", base);
-  snprintf(plans, sizeof plans, "%s/cordon/linux-plans", cache);
-  setenv("XDG_CACHE_HOME", cache, 1);
-  cordon_profile *p = profile(true, true, at(home, ".aws"), CORDON_NETWORK_RESTRICTED);
-  char *first = cached_json(p);
-  assert_int_equal(count_json(plans, name, sizeof name), 1);
-  char *second = cached_json(p);
-  assert_string_equal(first, second);
-  assert_null(strstr(first, "\"kind\":\"hide\""));  /* ~/.aws is missing: nothing to hide */
-  put("h/.aws", true);  /* the disk changes: the plan must follow */
-  char *third = cached_json(p);
-  assert_string_not_equal(first, third);
-  cordon_lx_plan *now = compile(NULL, p, NULL, 0);
-  const cordon_mount *aws = mount_at(now, at(home, ".aws"));
-  assert_non_null(aws);
-  assert_int_equal(aws->kind, CORDON_MOUNT_HIDE);
-  cordon_lx_plan_free(now);
-  char path[800];
-  snprintf(path, sizeof path, "%s/.aws", home);
-  rmdir(path);
-  free(first), free(second), free(third);
-  cordon_profile_free(p);
-  unsetenv("XDG_CACHE_HOME");
-}
-
-static void a_cache_file_others_could_write_is_ignored(void **state) {
-  (void)state;
-  char cache[400], plans[500], name[200] = "", file[800];
-  snprintf(cache, sizeof cache, "%s/xdg2", base);
-  snprintf(plans, sizeof plans, "%s/cordon/linux-plans", cache);
-  setenv("XDG_CACHE_HOME", cache, 1);
-  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
-  free(cached_json(p));
-  assert_int_equal(count_json(plans, name, sizeof name), 1);
-  snprintf(file, sizeof file, "%s/%s", plans, name);
-  /* a forged plan that grants nothing and masks nothing, under the right key */
-  char key[64];
-  snprintf(key, sizeof key, "%.*s", (int)(strlen(name) - 5), name);
-  FILE *f = fopen(file, "w");
-  assert_non_null(f);
-  fprintf(f, "{\"format\":1,\"key\":\"%s\",\"observed\":[],\"plan\":{\"min_abi\":3,\"filesystem\":"
-             "\"unrestricted\",\"landlock_rules\":[],\"mounts\":[],\"network\":\"enabled\",\"approximations\":[],"
-             "\"skipped\":[]}}", key);
-  fclose(f);
-  assert_int_equal(chmod(file, 0666), 0);
-  char *json = cached_json(p);
-  assert_non_null(strstr(json, "\"filesystem\":\"restricted\""));
-  free(json);
-  cordon_profile_free(p);
-  unsetenv("XDG_CACHE_HOME");
-}
-
 static void a_write_denied_inside_a_writable_tree_is_the_gates_and_allowed_again_deeper_too(void **state) {
   (void)state;
   cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
@@ -726,44 +647,6 @@ static void a_plan_and_its_gate_rules_survive_a_run_cache_entry(void **state) {
   cordon_lx_plan_free(plan), cordon_policy_free(pol), cordon_profile_free(p);
 }
 
-static void the_cache_keeps_at_most_64_plans_evicting_the_least_recently_used(void **state) {
-  (void)state;
-  char cache[400], plans[500], cmd[2400], name[200] = "";
-  snprintf(cache, sizeof cache, "%s/xdg3", base);
-  snprintf(plans, sizeof plans, "%s/cordon/linux-plans", cache);
-  snprintf(cmd, sizeof cmd, "mkdir -p '%s' && chmod 700 '%s' '%s/cordon' && cd '%s' && for i in $(seq 70); do "
-           "echo {} > old$i.json; done && touch -d '2 days ago' old*.json", plans, plans, cache, plans);
-  assert_int_equal(system(cmd), 0);
-  setenv("XDG_CACHE_HOME", cache, 1);
-  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
-  free(cached_json(p));
-  assert_int_equal(count_json(plans, name, sizeof name), 64);
-  char *again = cached_json(p);  /* the new plan survived the eviction it caused */
-  assert_int_equal(count_json(plans, name, sizeof name), 64);
-  free(again);
-  cordon_profile_free(p);
-  unsetenv("XDG_CACHE_HOME");
-}
-
-static void every_plan_denies_writing_the_plan_cache(void **state) {
-  (void)state;
-  char cache[400], root[500];
-  snprintf(cache, sizeof cache, "%s/cache-in-work", work);
-  snprintf(root, sizeof root, "%s/cordon", cache);
-  setenv("XDG_CACHE_HOME", cache, 1);
-  mkdir(cache, 0700);
-  mkdir(root, 0700);
-  cordon_profile *p = profile(true, true, NULL, CORDON_NETWORK_RESTRICTED);
-  cordon_lx_plan *plan = compile(NULL, p, NULL, 0);
-  assert_true(cordon_lx_plan_gate_protects(plan, root));
-  assert_false(cordon_lx_plan_gate_protects(plan, work));
-  cordon_lx_plan_free(plan);
-  cordon_profile_free(p);
-  rmdir(root);
-  rmdir(cache);
-  unsetenv("XDG_CACHE_HOME");
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(profile_alone_grants_only_what_it_lists),
@@ -789,10 +672,6 @@ int main(void) {
       cmocka_unit_test(the_gate_decides_connects_in_the_policys_order_and_nothing_else_names_a_socket),
       cmocka_unit_test(the_profiles_home_entries_are_the_gates_in_a_writable_home),
       cmocka_unit_test(a_plan_and_its_gate_rules_survive_a_run_cache_entry),
-      cmocka_unit_test(a_cached_plan_is_reused_only_while_the_disk_agrees),
-      cmocka_unit_test(a_cache_file_others_could_write_is_ignored),
-      cmocka_unit_test(the_cache_keeps_at_most_64_plans_evicting_the_least_recently_used),
-      cmocka_unit_test(every_plan_denies_writing_the_plan_cache),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -96,7 +96,10 @@ t.test("a Linux request carries its plan", function()
   end
   t.eq(req.sandbox_type, "linux")
   t.same(req.argv, { "echo", "hi" })
-  t.ok(req.plan ~= nil, "plan")
+  t.eq(rawget(req, "plan"), nil, "described only when read")
+  t.ok(type(req.plan) == "string" and req.plan:find("landlock: ABI", 1, true), tostring(req.plan))
+  t.eq(rawget(req, "plan"), req.plan, "described once, then kept")
+  t.eq(req.no_such_field, nil)
 end)
 
 t.test("exec reports a missing command as 127 and never runs anything else", function()

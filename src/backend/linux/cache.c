@@ -10,13 +10,13 @@
  * the next run (invariant 2). */
 #include "backend/linux/linux.h"
 #include "backend/linux/runcache.h"
+#include "backend/linux/seccomp.h"
 #include "core/record.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CACHE_FORMAT 2
+#define CACHE_FORMAT 3  /* in the key: 3 is the binary file (runcache.h) */
 #define CACHE_MAX_BYTES (16u << 20)
 #define CACHE_MAX_FILES 64  /* a new plan beyond this evicts the least recently used */
 
@@ -42,11 +42,19 @@ typedef struct {
   uint64_t a, b;
 } hash128;
 
+/* Eight bytes a step in each lane (the policy text is ~85 KB: a byte a step took ~0.1 ms of every
+ * miss); each step is a bijection of the lane for a given word, so no two words collide in one step. */
 static void feed(hash128 *h, const void *data, size_t n) {
   const unsigned char *p = data;
-  for (size_t i = 0; i < n; i++) {
-    h->a = (h->a ^ p[i]) * 1099511628211ULL;
-    h->b = (h->b ^ p[i]) * 0x100000001b3ULL * 31 + 0x9e3779b97f4a7c15ULL;
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    h->a = (h->a ^ w) * 0x9e3779b97f4a7c15ULL, h->a ^= h->a >> 29;
+    h->b = (h->b + w) * 0xc2b2ae3d27d4eb4fULL, h->b ^= h->b >> 31;
+  }
+  for (; n; p++, n--) {
+    h->a = (h->a ^ *p) * 1099511628211ULL;
+    h->b = (h->b ^ *p) * 0x100000001b3ULL * 31 + 0x9e3779b97f4a7c15ULL;
   }
 }
 
@@ -120,33 +128,15 @@ static bool trusted_dirs(const char *root, const char *plans) {
   return lstat(root, &st) == 0 && trusted(&st, true) && lstat(plans, &st) == 0 && trusted(&st, true);
 }
 
-static bool observations_hold(const json_t *obs) {
-  size_t i;
-  const json_t *v;
-  json_array_foreach(obs, i, v) {
-    const char *path = json_string_value(json_array_get(v, 0)), *kind = json_string_value(json_array_get(v, 1));
-    if (!path || !kind || strlen(kind) != 1) return false;
-    bool follow = strchr("dfs-e", kind[0]) != NULL;
+/* Whether every stat the compiler made still gives the same answer. */
+static bool observations_hold(const cordon_lx_plan *p) {
+  for (size_t i = 0; i < p->nobs; i++) {
+    bool follow = strchr("dfs-e", p->obs_kinds[i]) != NULL;
     struct stat st;
-    int rc = cordon_record_stat(path, follow, &st);
-    if (cordon_lx_stat_kind(rc, errno, &st, follow) != kind[0]) return false;
+    int rc = cordon_record_stat(p->obs_paths[i], follow, &st);
+    if (cordon_lx_stat_kind(rc, errno, &st, follow) != p->obs_kinds[i]) return false;
   }
   return true;
-}
-
-/* A plan from the cache keeps the observations it was valid under, so the run cache can replay them. */
-static cordon_lx_plan *with_observations(cordon_lx_plan *p, const json_t *obs) {
-  size_t i;
-  const json_t *v;
-  p->record = true;
-  json_array_foreach(obs, i, v) {
-    const char *path = json_string_value(json_array_get(v, 0)), *kind = json_string_value(json_array_get(v, 1));
-    if (!path || !kind || !cordon_lx_plan_observe(p, path, kind[0])) {
-      p->record = false;
-      break;
-    }
-  }
-  return p;
 }
 
 static cordon_lx_plan *load(const char *root, const char *plans, const char *file, const char *key) {
@@ -154,22 +144,18 @@ static cordon_lx_plan *load(const char *root, const char *plans, const char *fil
   int fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return NULL;
   struct stat st;
-  json_t *doc = NULL;
+  cordon_lx_plan *plan = NULL;
   if (fstat(fd, &st) == 0 && trusted(&st, false) && (size_t)st.st_size <= CACHE_MAX_BYTES) {
-    /* one read: json_loadfd reads a byte per system call */
     size_t n = (size_t)st.st_size;
     char *buf = malloc(n ? n : 1);
-    if (buf && read(fd, buf, n) == (ssize_t)n) doc = json_loadb(buf, n, JSON_REJECT_DUPLICATES, NULL);
+    if (buf && read(fd, buf, n) == (ssize_t)n) plan = cordon_lx_plancache_parse(buf, n, key);
     free(buf);
   }
   close(fd);
-  cordon_lx_plan *plan = NULL;
-  const char *k = doc ? json_string_value(json_object_get(doc, "key")) : NULL;
-  if (doc && json_integer_value(json_object_get(doc, "format")) == CACHE_FORMAT && k && strcmp(k, key) == 0 &&
-      json_is_array(json_object_get(doc, "observed")) && observations_hold(json_object_get(doc, "observed")))
-    plan = cordon_lx_plan_from_jsonv(json_object_get(doc, "plan"));
-  if (plan) plan = with_observations(plan, json_object_get(doc, "observed"));
-  json_decref(doc);
+  if (plan && !observations_hold(plan)) {
+    cordon_lx_plan_free(plan);
+    plan = NULL;
+  }
   return plan;
 }
 
@@ -226,32 +212,33 @@ static void store(const char *root, const char plans[4200], const char *file, co
   if (!p->record) return;  /* observations incomplete (out of memory): never cache */
   (void)mkdir(plans, 0700);
   if (!trusted_dirs(root, plans)) return;
-  json_t *doc = json_object(), *obs = json_array(), *pj = cordon_lx_plan_to_jsonv(p);
-  if (pj) json_object_set_new(pj, "gate", cordon_lx_plan_gate_to_hexv(p));  /* compact: read on every miss */
-  bool ok = doc && obs && pj;
-  for (size_t i = 0; ok && i < p->nobs; i++) {
-    char kind[2] = {p->obs_kinds[i], '\0'};
-    ok = json_array_append_new(obs, json_pack("[s, s]", p->obs_paths[i], kind)) == 0;
+  cordon_buf bytes = CORDON_BUF_INIT;
+  cordon_lx_plancache_encode(key, p, &bytes);
+  char tmp[4400];
+  snprintf(tmp, sizeof tmp, "%s/.tmp.%ld.%s", plans, (long)getpid(), key);
+  int fd = bytes.oom || bytes.len > CACHE_MAX_BYTES ? -1 : open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    size_t done = 0;
+    for (ssize_t w; done < bytes.len && (w = write(fd, bytes.data + done, bytes.len - done)) > 0;) done += (size_t)w;
+    bool written = close(fd) == 0 && done == bytes.len;
+    if (!written || rename(tmp, file) != 0) (void)unlink(tmp);
+    else cordon_lx_cache_evict(plans, CACHE_MAX_FILES);
   }
-  if (ok) {
-    json_object_set_new(doc, "format", json_integer(CACHE_FORMAT));
-    json_object_set_new(doc, "key", json_string(key));
-    json_object_set_new(doc, "observed", obs);
-    json_object_set_new(doc, "plan", pj);
-    obs = pj = NULL;
-    char tmp[4400];
-    snprintf(tmp, sizeof tmp, "%s/.tmp.%ld.%s", plans, (long)getpid(), key);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd >= 0) {
-      bool written = json_dumpfd(doc, fd, JSON_COMPACT) == 0;
-      written = close(fd) == 0 && written;
-      if (!written || rename(tmp, file) != 0) (void)unlink(tmp);
-      else cordon_lx_cache_evict(plans, CACHE_MAX_FILES);
-    }
+  cordon_buf_free(&bytes);
+}
+
+/* The one seccomp program the command will load (seccomp.h), built now so the plan cache keeps it: a
+ * miss that finds the plan then builds none (libseccomp takes ~1 ms). Without it the runtime builds it. */
+static void with_program(cordon_lx_plan *p) {
+  if (p->seccomp_bpf) return;
+  cordon_buf bpf = CORDON_BUF_INIT;
+  bool gated = cordon_lx_plan_has_gate(p);
+  if (!cordon_lx_seccomp_export(p, gated ? CORDON_LX_SECCOMP_GATE : CORDON_LX_SECCOMP_BASE, &bpf) || bpf.oom) {
+    cordon_buf_free(&bpf);
+    return;
   }
-  json_decref(obs);
-  json_decref(pj);
-  json_decref(doc);
+  p->seccomp_base_len = gated ? 0 : bpf.len, p->seccomp_gate_len = gated ? bpf.len : 0;
+  p->seccomp_bpf = (unsigned char *)cordon_buf_take(&bpf);
 }
 
 cordon_lx_status cordon_lx_compile_cached(const char *text, const cordon_params *ps, const cordon_profile *profile,
@@ -264,9 +251,14 @@ cordon_lx_status cordon_lx_compile_cached(const char *text, const cordon_params 
       !make_key(text, ps, profile, ctx, opts, key))
     return cordon_lx_compile_text(text, ps, profile, ctx, opts, false, out, msg);
   snprintf(plans, sizeof plans, "%s/linux-plans", root);
-  snprintf(file, sizeof file, "%s/%s.json", plans, key);
+  snprintf(file, sizeof file, "%s/%s.plan", plans, key);
   if ((*out = load(root, plans, file, key))) {
-    (void)utimensat(AT_FDCWD, file, NULL, AT_SYMLINK_NOFOLLOW);  /* recently used: evicted last */
+    if (cordon_lx_seccomp_stored(*out)) {
+      (void)utimensat(AT_FDCWD, file, NULL, AT_SYMLINK_NOFOLLOW);  /* recently used: evicted last */
+    } else {  /* its program was built on another kernel (or none was): build it and keep it this time */
+      with_program(*out);
+      store(root, plans, file, key, *out);
+    }
     return CORDON_LX_OK;
   }
   /* the cache root exists before compiling, so the deny protecting it names an existing tree */
@@ -276,6 +268,6 @@ cordon_lx_status cordon_lx_compile_cached(const char *text, const cordon_params 
   if (slash && slash != parent) *slash = '\0', (void)mkdir(parent, 0700);
   (void)mkdir(root, 0700);
   cordon_lx_status st = cordon_lx_compile_text(text, ps, profile, ctx, opts, true, out, msg);
-  if (st == CORDON_LX_OK) store(root, plans, file, key, *out);
+  if (st == CORDON_LX_OK) with_program(*out), store(root, plans, file, key, *out);
   return st;
 }

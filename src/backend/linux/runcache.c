@@ -311,15 +311,40 @@ typedef struct {
   char **dirs;  /* owned */
   bool *stable;
   size_t n;
+  /* what stat said of each ancestor asked about (most missing paths share a few: ~400 asks for ~100
+   * directories in the default tree): 'd' a directory, '-' absent (ENOENT), 'x' anything else */
+  struct {
+    char *path;  /* owned */
+    char seen;
+  } *asked;
+  size_t asked_cap;  /* a power of two, or 0: ask the kernel every time */
 } parents;
+
+#define ASKED_SLOTS 1024u
+
+/* stat(dir) as `seen` letter, once per directory per store. */
+static char ancestor_seen(parents *ps, const char *dir) {
+  uint64_t h = 1469598103934665603ULL;
+  for (const unsigned char *c = (const unsigned char *)dir; *c; c++) h = (h ^ *c) * 1099511628211ULL;
+  size_t mask = ps->asked_cap - 1, i = ps->asked_cap ? (size_t)h & mask : 0;
+  for (size_t probes = 0; ps->asked_cap && probes < 16; probes++, i = (i + 1) & mask) {
+    if (!ps->asked[i].path) break;
+    if (strcmp(ps->asked[i].path, dir) == 0) return ps->asked[i].seen;
+  }
+  struct stat st;
+  char seen = stat(dir, &st) == 0 ? (S_ISDIR(st.st_mode) ? 'd' : 'x') : errno == ENOENT ? '-' : 'x';
+  if (ps->asked_cap && !ps->asked[i].path && (ps->asked[i].path = strdup(dir))) ps->asked[i].seen = seen;
+  return seen;
+}
 
 /* Whether the entry `path` names in its parent still gives the compiler's answer `kind` for as long as
  * the parent's entries are unchanged: no entry at all ('-', '_'; not a dangling symlink a new target
  * could bring to life), or an entry that is not a symlink, of the kind seen (its type cannot change
- * without an unlink or a rename in the parent). */
-static bool entry_fixed_by_parent(const char *path, char kind) {
+ * without an unlink or a rename in the parent). *err gets lstat's errno for an absent one. */
+static bool entry_fixed_by_parent(const char *path, char kind, int *err) {
   struct stat st;
-  if (kind == '-' || kind == '_') return lstat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR);
+  *err = 0;
+  if (kind == '-' || kind == '_') return lstat(path, &st) != 0 && ((*err = errno) == ENOENT || errno == ENOTDIR);
   if (!strchr("dDfFsS", kind) || lstat(path, &st) != 0 || S_ISLNK(st.st_mode)) return false;
   char k = S_ISDIR(st.st_mode) ? 'd' : S_ISSOCK(st.st_mode) ? 's' : 'f';
   return k == (kind | 0x20);  /* lower case: the followed and the not followed letters agree here */
@@ -343,10 +368,11 @@ static bool plain_path(const char *path) {
  * when the component just below that ancestor has no entry at all (not even a dangling symlink):
  * resolving the path fails there for as long as the ancestor's entries are unchanged (~60 stats of
  * absent tool directories under $HOME, /run and / for the default tree). */
-static long vouching_prefix(const char *path, char kind) {
+static long vouching_prefix(parents *ps, const char *path, char kind) {
   const char *slash = strrchr(path, '/');
+  int err;
   if (!slash || !path[1] || !plain_path(path) || strlen(path) >= 4096) return -1;
-  if (!entry_fixed_by_parent(path, kind)) return -1;
+  if (!entry_fixed_by_parent(path, kind, &err)) return -1;
   long at = (long)(slash - path);
   if (kind != '-' && kind != '_') return at;
   char buf[4096];
@@ -354,14 +380,15 @@ static long vouching_prefix(const char *path, char kind) {
   for (;;) {
     memcpy(buf, path, (size_t)at);
     buf[at] = '\0';
-    if (stat(at ? buf : "/", &st) == 0) {
-      if (!S_ISDIR(st.st_mode)) return -1;
+    char seen = ancestor_seen(ps, at ? buf : "/");
+    if (seen == 'd') {
       size_t below = (size_t)at + 1 + strcspn(path + at + 1, "/");
+      if (path[below] == '\0') return err == ENOENT ? at : -1;  /* `path` itself: lstat'ed just now */
       memcpy(buf, path, below);
       buf[below] = '\0';
       return lstat(buf, &st) != 0 && errno == ENOENT ? at : -1;
     }
-    if (errno != ENOENT || at == 0) return -1;
+    if (seen != '-' || at == 0) return -1;
     while (--at > 0 && path[at] != '/') {}
   }
 }
@@ -370,7 +397,7 @@ static long vouching_prefix(const char *path, char kind) {
  * ancestor to `ps` (and a CORDON_REC_DIR record to `e`) the first time. */
 static bool implied_by_parent(const cordon_lx_plan *plan, parents *ps, cordon_lx_run_entry *e, const char *path,
                               char kind) {
-  long at = vouching_prefix(path, kind);
+  long at = vouching_prefix(ps, path, kind);
   if (at < 0) return false;
   size_t len = at ? (size_t)at : 1;  /* "/" for the root */
   size_t k = 0;
@@ -442,7 +469,8 @@ static void free_view(cordon_lx_run_entry *e, parents *ps) {
   (void)cordon_record_entries(&n);
   for (size_t i = n; e->digests && i < e->nrecords; i++) free(e->digests[i]);  /* the parent records */
   for (size_t i = 0; i < ps->n; i++) free(ps->dirs[i]);
-  free(ps->dirs), free(ps->stable);
+  for (size_t i = 0; i < ps->asked_cap; i++) free(ps->asked[i].path);
+  free(ps->dirs), free(ps->stable), free(ps->asked);
   free(e->calls), free(e->args), free(e->digests), free(e->obs_paths), free(e->obs_kinds), free(e->environ);
 }
 
@@ -473,13 +501,21 @@ void cordon_lx_runcache_store(cordon_lx_plan *plan, const char *const *argv, con
   }
   cordon_lx_run_entry view;
   cordon_buf bytes = CORDON_BUF_INIT;
-  parents ps = {0};
+  parents ps = {.asked = calloc(ASKED_SLOTS, sizeof *ps.asked)};
+  ps.asked_cap = ps.asked ? ASKED_SLOTS : 0;
   cordon_buf bpf = CORDON_BUF_INIT, valid = CORDON_BUF_INIT;  /* without them a hit builds the filters */
-  /* only the program the command will load: building one with libseccomp costs ~0.4 ms */
-  bool gated = cordon_lx_plan_has_gate(plan);
-  bool have_bpf = gated || cordon_lx_seccomp_export(plan, CORDON_LX_SECCOMP_BASE, &bpf);
-  size_t base_len = bpf.len;
-  if (gated) have_bpf = cordon_lx_seccomp_export(plan, CORDON_LX_SECCOMP_GATE, &bpf);
+  /* only the program the command will load: building one with libseccomp costs ~1 ms, so the one the
+   * plan cache kept (built on this machine) is taken as it is */
+  bool gated = cordon_lx_plan_has_gate(plan), have_bpf;
+  size_t base_len;
+  if (cordon_lx_seccomp_stored(plan)) {
+    cordon_buf_append(&bpf, (const char *)plan->seccomp_bpf, plan->seccomp_base_len + plan->seccomp_gate_len);
+    base_len = plan->seccomp_base_len, have_bpf = !bpf.oom;
+  } else {
+    have_bpf = gated || cordon_lx_seccomp_export(plan, CORDON_LX_SECCOMP_BASE, &bpf);
+    base_len = bpf.len;
+    if (gated) have_bpf = cordon_lx_seccomp_export(plan, CORDON_LX_SECCOMP_GATE, &bpf);
+  }
   cordon_lx_seccomp_kernel(&valid);
   if (entry_view(plan, argv, env, cwd, &view, &ps)) {
     if (have_bpf && cordon_buf_str(&valid) && !valid.oom)  /* borrowed: free_view leaves them */

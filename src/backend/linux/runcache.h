@@ -75,6 +75,16 @@ bool cordon_lx_runcache_accept(const char *key, const cordon_lx_run_entry *e, co
 void cordon_lx_runcache_store(cordon_lx_plan *plan, const char *const *argv, const char *const *env,
                               const char *cwd, const char **why);
 
+/* The plan cache's file (cache.c), in the same binary form as an entry's plan (runcache_format.c): the
+ * key, the plan's observations, the plan with its approximations and skipped paths, and the seccomp
+ * program the command loads when the plan carries it (cordon_lx_seccomp_stored). */
+#define CORDON_PLANCACHE_FORMAT 1
+void cordon_lx_plancache_encode(const char *key, const cordon_lx_plan *p, cordon_buf *out);
+/* The plan stored under exactly `key` (observations recorded, gate decoded, the stored seccomp program
+ * kept only when it was built for this machine, kernel and libseccomp), or NULL when the bytes are not
+ * a well-formed plan file for `key`. The observations still have to be replayed. */
+cordon_lx_plan *cordon_lx_plancache_parse(const char *data, size_t n, const char *key);
+
 /* Keeps `dir` to at most `max` entries, least recently used (mtime) first out; stray temporary files
  * older than a minute go too. Shared with the plan cache. */
 void cordon_lx_cache_evict(const char *dir, size_t max);

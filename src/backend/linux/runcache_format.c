@@ -1,6 +1,7 @@
-/* src/backend/linux/runcache_format.c — a run cache entry's bytes (runcache.h).
+/* src/backend/linux/runcache_format.c — the bytes of a run cache entry and of a plan cache file (runcache.h).
  *
- * Binary, because a hit must parse it in microseconds (JSON of the same entry took 1–5 ms). Every field
+ * Binary, because a hit must parse it in microseconds (JSON of the same entry took 1–5 ms), and so is the
+ * plan cache's file, read on every miss (its JSON took ~1 ms to read). Every field
  * is bounded by what is left of the input, strings may not hold NUL, counts are capped, enumerations are
  * checked, and the input must end exactly where the entry does. Layout (integers are 32-bit little
  * endian, a string is its length then its bytes):
@@ -28,7 +29,17 @@
  *                                         this machine, kernel and libseccomp; only the one the command
  *                                         loads is kept (m is 0 for a plan without a gate, n otherwise)
  *
- * The plan's approximations and skipped paths are not kept: only explain shows them. */
+ * The plan's approximations and skipped paths are not kept: only explain shows them.
+ *
+ * The plan cache's file (cache.c) is the same plan in the same form, with what a miss needs around it:
+ *
+ *   "CORDONPC" u32 format
+ *   str key
+ *   u32 n, n × { u8 kind, str path }                     the compiler's stats
+ *   the plan, as above from min_abi to the gate's part (no limits, no descriptors: a run adds them)
+ *   u32 n, n × { str source, str message }               approximations
+ *   u32 n, n × { str source, str path }                  skipped paths
+ *   optional: the seccomp programs, as above                                                           */
 #include "backend/linux/runcache.h"
 
 #include "backend/linux/seccomp.h"
@@ -38,6 +49,7 @@
 #include <string.h>
 
 #define MAGIC "CORDONRC"
+#define PLAN_MAGIC "CORDONPC"
 #define MAX_COUNT 200000u  /* entries of any list: far beyond a real run */
 #define MAX_PASS_FDS 1024u /* procsetup.c's limit */
 
@@ -114,23 +126,8 @@ static void put_gate(cordon_buf *b, const cordon_lx_plan *p) {
   cordon_buf_free(&part);
 }
 
-void cordon_lx_runcache_encode(const cordon_lx_run_entry *e, cordon_buf *b) {
-  cordon_buf_append(b, MAGIC, 8);
-  put_u32(b, CORDON_RUNCACHE_FORMAT);
-  put_str(b, e->key);
-  put_u32(b, (uint32_t)e->nrecords);
-  for (size_t i = 0; i < e->nrecords; i++) put_u8(b, (unsigned char)e->calls[i]), put_str(b, e->args[i]), put_str(b, e->digests[i]);
-  put_u32(b, (uint32_t)e->nobs);
-  for (size_t i = 0; i < e->nobs; i++) put_u8(b, (unsigned char)e->obs_kinds[i]), put_str(b, e->obs_paths[i]);
-  put_u32(b, (uint32_t)e->nenviron);
-  for (size_t i = 0; i < e->nenviron; i++) {
-    put_u8(b, e->environ[i] != NULL);
-    if (e->environ[i]) put_str(b, e->environ[i]);
-  }
-  put_strv(b, (const char *const *)e->argv);
-  put_strv(b, (const char *const *)e->env);
-  put_str(b, e->cwd);
-  const cordon_lx_plan *p = e->plan;
+/* The plan the runtime applies (everything but explain's notes and skipped paths). */
+static void put_plan(cordon_buf *b, const cordon_lx_plan *p) {
   put_u32(b, p->min_abi);
   put_u8(b, (p->best_effort ? P_BEST_EFFORT : 0) | (p->fs_unrestricted ? P_FS_UNRESTRICTED : 0) |
                 (p->network_restricted ? P_NET_RESTRICTED : 0) | (p->scope_signals ? P_SCOPE_SIGNALS : 0) |
@@ -148,15 +145,36 @@ void cordon_lx_runcache_encode(const cordon_lx_run_entry *e, cordon_buf *b) {
     put_str(b, m->path), put_str(b, m->source), put_str(b, m->reason);
   }
   put_gate(b, p);
-  /* one of the two programs, the one the command loads (seccomp.h); the other is empty */
-  if (e->seccomp_valid_for && e->seccomp_bpf && (e->seccomp_base_len || e->seccomp_gate_len) &&
-      e->seccomp_base_len <= UINT32_MAX && e->seccomp_gate_len <= UINT32_MAX) {
-    put_str(b, e->seccomp_valid_for);
-    put_u32(b, (uint32_t)e->seccomp_base_len);
-    cordon_buf_append(b, e->seccomp_bpf, e->seccomp_base_len);
-    put_u32(b, (uint32_t)e->seccomp_gate_len);
-    cordon_buf_append(b, e->seccomp_bpf + e->seccomp_base_len, e->seccomp_gate_len);
+}
+
+/* One of the two programs, the one the command loads (seccomp.h); the other is empty. Nothing without. */
+static void put_programs(cordon_buf *b, const char *valid_for, const char *bpf, size_t base_len, size_t gate_len) {
+  if (!valid_for || !bpf || !(base_len || gate_len) || base_len > UINT32_MAX || gate_len > UINT32_MAX) return;
+  put_str(b, valid_for);
+  put_u32(b, (uint32_t)base_len);
+  cordon_buf_append(b, bpf, base_len);
+  put_u32(b, (uint32_t)gate_len);
+  cordon_buf_append(b, bpf + base_len, gate_len);
+}
+
+void cordon_lx_runcache_encode(const cordon_lx_run_entry *e, cordon_buf *b) {
+  cordon_buf_append(b, MAGIC, 8);
+  put_u32(b, CORDON_RUNCACHE_FORMAT);
+  put_str(b, e->key);
+  put_u32(b, (uint32_t)e->nrecords);
+  for (size_t i = 0; i < e->nrecords; i++) put_u8(b, (unsigned char)e->calls[i]), put_str(b, e->args[i]), put_str(b, e->digests[i]);
+  put_u32(b, (uint32_t)e->nobs);
+  for (size_t i = 0; i < e->nobs; i++) put_u8(b, (unsigned char)e->obs_kinds[i]), put_str(b, e->obs_paths[i]);
+  put_u32(b, (uint32_t)e->nenviron);
+  for (size_t i = 0; i < e->nenviron; i++) {
+    put_u8(b, e->environ[i] != NULL);
+    if (e->environ[i]) put_str(b, e->environ[i]);
   }
+  put_strv(b, (const char *const *)e->argv);
+  put_strv(b, (const char *const *)e->env);
+  put_str(b, e->cwd);
+  put_plan(b, e->plan);
+  put_programs(b, e->seccomp_valid_for, e->seccomp_bpf, e->seccomp_base_len, e->seccomp_gate_len);
 }
 
 /* --- reading ------------------------------------------------------------------------------------------ */
@@ -336,29 +354,33 @@ static bool get_program(cursor *c, cordon_buf *out, size_t *len, bool may_be_emp
   return !out->oom || (c->bad = true, false);
 }
 
-/* The stored seccomp programs, kept in the entry as read (so it encodes back the same); the plan gets a
- * copy only when they were built for this machine, kernel and libseccomp (otherwise the runtime builds
- * the filters itself). */
-static bool get_seccomp(cursor *c, cordon_lx_run_entry *e) {
-  e->seccomp_valid_for = get_str(c);
+/* The stored seccomp programs as read (*bpf: base then gate; so an entry encodes back the same); `plan`
+ * gets a copy only when they were built for this machine, kernel and libseccomp (otherwise the runtime
+ * builds the filters itself). */
+static bool get_programs(cursor *c, char **valid_for, char **bpf, size_t *base_len, size_t *gate_len,
+                         cordon_lx_plan *plan) {
+  *valid_for = get_str(c);
   cordon_buf both = CORDON_BUF_INIT;
-  if (c->bad || !get_program(c, &both, &e->seccomp_base_len, true) ||
-      !get_program(c, &both, &e->seccomp_gate_len, true) || !(e->seccomp_base_len || e->seccomp_gate_len)) {
+  if (c->bad || !get_program(c, &both, base_len, true) || !get_program(c, &both, gate_len, true) ||
+      !(*base_len || *gate_len)) {
     cordon_buf_free(&both);
     return c->bad = true, false;
   }
-  size_t n = e->seccomp_base_len + e->seccomp_gate_len;
-  e->seccomp_bpf = cordon_buf_take(&both);
-  if (!e->seccomp_bpf) return c->bad = true, false;
+  size_t n = *base_len + *gate_len;
+  if (!(*bpf = cordon_buf_take(&both))) return c->bad = true, false;
   cordon_buf here = CORDON_BUF_INIT;
   cordon_lx_seccomp_kernel(&here);
-  bool same = cordon_buf_str(&here) && !here.oom && strcmp(cordon_buf_str(&here), e->seccomp_valid_for) == 0;
+  bool same = cordon_buf_str(&here) && !here.oom && strcmp(cordon_buf_str(&here), *valid_for) == 0;
   cordon_buf_free(&here);
-  if (same && (e->plan->seccomp_bpf = malloc(n))) {
-    memcpy(e->plan->seccomp_bpf, e->seccomp_bpf, n);
-    e->plan->seccomp_base_len = e->seccomp_base_len, e->plan->seccomp_gate_len = e->seccomp_gate_len;
+  if (same && (plan->seccomp_bpf = malloc(n))) {
+    memcpy(plan->seccomp_bpf, *bpf, n);
+    plan->seccomp_base_len = *base_len, plan->seccomp_gate_len = *gate_len;
   }
   return true;
+}
+
+static bool get_seccomp(cursor *c, cordon_lx_run_entry *e) {
+  return get_programs(c, &e->seccomp_valid_for, &e->seccomp_bpf, &e->seccomp_base_len, &e->seccomp_gate_len, e->plan);
 }
 
 static bool get_entry(cursor *c, cordon_lx_run_entry *e, const char **why) {
@@ -423,4 +445,74 @@ bool cordon_lx_runcache_parse(const char *data, size_t n, const char *key, cordo
   else ok = get_entry(&c, out, why);
   if (!ok) cordon_lx_run_entry_free(out);
   return ok;
+}
+
+/* --- the plan cache's file (cache.c) --------------------------------------------------------------- */
+void cordon_lx_plancache_encode(const char *key, const cordon_lx_plan *p, cordon_buf *b) {
+  cordon_buf_append(b, PLAN_MAGIC, 8);
+  put_u32(b, CORDON_PLANCACHE_FORMAT);
+  put_str(b, key);
+  put_u32(b, (uint32_t)p->nobs);
+  for (size_t i = 0; i < p->nobs; i++) put_u8(b, (unsigned char)p->obs_kinds[i]), put_str(b, p->obs_paths[i]);
+  put_plan(b, p);
+  put_u32(b, (uint32_t)p->nnotes);
+  for (size_t i = 0; i < p->nnotes; i++) put_str(b, p->notes[i].source), put_str(b, p->notes[i].message);
+  put_u32(b, (uint32_t)p->nskipped);
+  for (size_t i = 0; i < p->nskipped; i++) put_str(b, p->skipped[i].source), put_str(b, p->skipped[i].message);
+  if (!cordon_lx_seccomp_stored(p)) return;
+  cordon_buf here = CORDON_BUF_INIT;
+  cordon_lx_seccomp_kernel(&here);
+  if (cordon_buf_str(&here) && !here.oom)
+    put_programs(b, cordon_buf_str(&here), (const char *)p->seccomp_bpf, p->seccomp_base_len, p->seccomp_gate_len);
+  cordon_buf_free(&here);
+}
+
+/* The compiler's stats, into the plan as it recorded them (p->record set); false when malformed. */
+static bool get_observations(cursor *c, cordon_lx_plan *p) {
+  uint32_t n = get_count(c);
+  for (uint32_t i = 0; i < n && !c->bad; i++) {
+    unsigned kind = get_u8(c);
+    char *path = get_str(c);
+    if (c->bad || !kind || !strchr("dfs-eDFSL_E", (int)kind) || path[0] != '/' ||
+        !cordon_lx_plan_observe(p, path, (char)kind) || !p->record)
+      c->bad = true;
+    free(path);
+  }
+  return !c->bad;
+}
+
+/* explain's parts: the approximations, then the skipped paths. */
+static bool get_notes(cursor *c, cordon_lx_plan *p) {
+  for (int list = 0; list < 2 && !c->bad; list++) {
+    uint32_t n = get_count(c);
+    for (uint32_t i = 0; i < n && !c->bad; i++) {
+      char *source = get_str(c), *text = get_str(c);
+      if (c->bad || !(list == 0 ? cordon_lx_plan_note(p, source, "%s", text) : cordon_lx_plan_skip(p, source, text)))
+        c->bad = true;
+      free(source), free(text);
+    }
+  }
+  return !c->bad;
+}
+
+cordon_lx_plan *cordon_lx_plancache_parse(const char *data, size_t n, const char *key) {
+  cursor c = {(const unsigned char *)data, n, false};
+  if (!key || n < 12 || memcmp(data, PLAN_MAGIC, 8) != 0) return NULL;
+  c.p += 8, c.left -= 8;
+  if (get_u32(&c) != CORDON_PLANCACHE_FORMAT) return NULL;
+  char *k = get_str(&c);
+  bool same = !c.bad && strcmp(k, key) == 0;
+  free(k);
+  cordon_lx_plan *p = same ? cordon_lx_plan_new() : NULL;
+  if (!p) return NULL;
+  p->record = true;  /* a run stored from this plan replays its observations (runcache.h) */
+  char *valid_for = NULL, *bpf = NULL;
+  size_t base_len = 0, gate_len = 0;
+  bool ok = get_observations(&c, p) && get_plan(&c, p) && get_notes(&c, p) &&
+            p->npass_fds == 0 && (c.left == 0 || get_programs(&c, &valid_for, &bpf, &base_len, &gate_len, p)) && c.left == 0 &&
+            cordon_lx_plan_gate_decode(p);  /* decoded now: the run cache's store asks the gate */
+  free(valid_for), free(bpf);
+  if (ok) return p;
+  cordon_lx_plan_free(p);
+  return NULL;
 }
