@@ -287,6 +287,11 @@ local function git_protections(req)
   local found, notes, code = require("cordon.gitrepo").protections {
     repos = req.repos or {}, home = req.host_home or req.home, getenv = getenv, roots = roots }
   if not found then return nil, notes, code end
+  for _, r in ipairs(roots) do  -- what an allowed .envrc sources runs at the user's next cd, like it
+    local sourced, dnotes = require("cordon.direnv").sourced(r)
+    table.move(sourced, 1, #sourced, #found + 1, found)
+    table.move(dnotes, 1, #dnotes, #notes + 1, notes)
+  end
   for _, f in ipairs(found) do f.path = request.policy_path(req, f.path) end
   return found, notes
 end

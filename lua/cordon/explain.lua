@@ -222,7 +222,7 @@ function M.render(d)
   p("  protected (writes denied, %d paths; see docs/assembly.md for why):", #d.protected)
   local groups, order = {}, {}
   for _, x in ipairs(d.protected) do
-    local key = x.where == "git" and "named by git config or a hook runner" or ("in writable root " .. x.base)
+    local key = x.where == "git" and "named by git config, a hook runner or an .envrc" or ("in writable root " .. x.base)
     if not groups[key] then
       groups[key] = {}
       order[#order + 1] = key

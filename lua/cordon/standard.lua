@@ -59,9 +59,9 @@ M.minimal = {
 
 -- Protected names: a segment with one of these names, at any depth below a writable root, is not
 -- writable. ".git" counts whole in a bare profile; an assembled policy keeps only its hooks and config
--- (in_roots) so git itself can commit (FIELD-NOTES, Codex #7071). ".husky" holds the scripts husky's
--- hooksPath stubs run, in any repository: one below the workdir is never discovered, so its name decides.
-M.names = { ".git", ".agents", ".codex", ".cordon", ".cordon.yaml", ".husky" }
+-- (in_roots) so git itself can commit (FIELD-NOTES, Codex #7071). Not ".husky", ".vscode" or ".idea":
+-- published packages carry them, and `npm install` would fail on every one that does.
+M.names = { ".git", ".agents", ".codex", ".cordon", ".cordon.yaml" }
 
 -- Every write operation by name: a deny must name the operation an earlier allow named, because a rule
 -- on a specific operation is consulted before one on its wildcard parent (FIELD-NOTES, "Precedence").
