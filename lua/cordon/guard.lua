@@ -115,45 +115,22 @@ local function candidates(tree, req, roots)
   return list, all
 end
 
--- Parses fragments as one text; returns the policy and a function mapping "NAME:LINE:COL" (the reader's
--- source) to "fragment:line" and the fragment's name.
-local function parse_fragments(frags, name, params)
-  local parts, starts, line = {}, {}, 1
-  for _, f in ipairs(frags) do
-    starts[#starts + 1] = { line = line, name = f.name }
-    local text = f.text:sub(-1) == "\n" and f.text or f.text .. "\n"
-    parts[#parts + 1] = text
-    local pos = 1
-    while true do  -- a find loop counts lines without copying the text
-      local nl = text:find("\n", pos, true)
-      if not nl then break end
-      line, pos = line + 1, nl + 1
-    end
-  end
-  local function at_line(l)
-    local lo, hi = 1, #starts  -- the last fragment starting at or before line l
-    while lo < hi do
-      local mid = (lo + hi + 1) // 2
-      if starts[mid].line <= l then lo = mid else hi = mid - 1 end
-    end
-    local at = starts[lo]
-    if at and at.line <= l then return at.name, l - at.line + 1 end
-  end
-  local function where(source)
-    local l = tonumber(source and source:match(":(%d+):%d+$"))
-    local frag, fl = at_line(l or 0)
-    if not frag then return source or "?" end
-    return frag .. ":" .. fl, frag
-  end
-  local policy, err, code = require("cordon.sbpl").parse(table.concat(parts), name, params, {})
-  if not policy then
-    -- "tree:LINE:COL: msg" is told as the fragment's own FILE:LINE:COL.
-    local l, col, rest = tostring(err):match(name .. ":(%d+):(%d+):%s*(.*)$")
-    local frag, fl = at_line(tonumber(l) or 0)
-    if frag then return nil, "profile_error: " .. frag .. ":" .. fl .. ":" .. col .. ": " .. rest, "profile_error" end
-    return nil, err, code
-  end
-  return policy, where
+-- The fragments as one cordon.Policy, each by its name, with the -D parameters so far; nil, message,
+-- code when one does not parse (named by its own file:line).
+local function read_fragments(frags, params)
+  local policy = require("cordon.sbpl").new()
+  for _, kv in ipairs(params) do policy:param(kv[1], kv[2]) end
+  for _, f in ipairs(frags) do policy:append_text(f.name, f.text) end
+  local ok, err, code = policy:check()
+  if not ok then return nil, err, code end
+  return policy
+end
+
+-- A rule's source ("FRAGMENT:LINE:COL", as the builder names it) as "FRAGMENT:LINE", and the fragment.
+local function where(source)
+  local name, line = (source or ""):match("^(.*):(%d+):%d+$")
+  if not name then return source or "?" end
+  return name .. ":" .. line, name
 end
 
 -- The literal, subpath and prefix filters of a rule, with string arguments, at the top or inside
@@ -311,8 +288,8 @@ end
 local function read_tree(o, frags, every, selected)
   local under = o.req.home == "/" and "/" or o.req.home .. "/"
   local function rules_of(list, keep)
-    local policy, where, perr = parse_fragments(list, "tree", o.params)
-    if not policy then return nil, where, perr end
+    local policy, perr, pcode = read_fragments(list, o.params)
+    if not policy then return nil, perr, pcode end
     local out = {}
     for _, r in ipairs(file_rules(policy:rules { path_under = under }, where, o.req.home)) do
       if keep[r.name] then out[#out + 1] = r end
@@ -343,9 +320,9 @@ local function read_tree(o, frags, every, selected)
   return all, policy
 end
 
--- Builds the guard rules. `o` = { tree, req, profile, tree_text, selected, params, extra_roots }: the
--- loaded tree, the resolved request, assembly's permission profile, the selected fragments' text as
--- assembled (the tree's decision is asked of it), select's fragment list, the -D parameters so far, and
+-- Builds the guard rules. `o` = { tree, req, profile, selected, params, extra_roots }: the loaded tree,
+-- the resolved request, assembly's permission profile, select's fragment list (the tree's decision is
+-- asked of those fragments, as assembled), the -D parameters so far ({ {name, value}… }), and
 -- the read-only roots found for the workdir (workspace.lua: { path, kind }). Returns the rules (IR
 -- tables, maybe none) and the list explain shows
 -- ({ kind, path, access = "read"|"write", why, root, root_what, except = { path… } }), or nil, message, code.
@@ -372,7 +349,9 @@ function M.build(o)
 
   -- The tree's own decisions: the selected fragments only, as assembled.
   if not decided then
-    decided, err, code = require("cordon.sbpl").parse(o.tree_text, "tree", o.params, {})
+    local chosen = {}
+    for _, s in ipairs(o.selected) do chosen[#chosen + 1] = o.tree.byname[s.name] end
+    decided, err, code = read_fragments(chosen, o.params)
     if not decided then return nil, err, code end
   end
   local below = grants_below(tree_rules, selected)

@@ -212,16 +212,15 @@ function M.on_profile(run, prof)
   return profile.new(t)
 end
 
--- Step 5: the rules of `text` (assembled so far) through every on_rules hook. Returns the sections to
--- add, { { name, reason, text } … } (none without a hook), or nil, message, code.
-function M.on_rules(run, text, params, locate)
+-- Step 5: the rules of `policy` (the cordon.Policy assembled so far) through every on_rules hook.
+-- Returns the sections to add, { { name, reason, text } … } (none without a hook), or nil, message, code.
+function M.on_rules(run, policy, locate)
   local scripts = run.list and with_hooks(run, "rules") or {}
   if #scripts == 0 then return {} end
   local ok, err, code = set_context(run, scripts)
   if not ok then return nil, err, code end
-  local policy
-  policy, err, code = require("cordon.sbpl").parse(text, "policy", params, {})
-  if not policy then return nil, err, code end
+  ok, err, code = policy:check()
+  if not ok then return nil, err, code end
   local list = {}
   for i, r in ipairs(policy:rules()) do
     list[i] = { action = r.action, ops = r.ops, filters = r.filters, modifiers = r.modifiers,

@@ -1,5 +1,6 @@
-/* src/lua/lsbpl.c — cordon.c.sbpl: parse(text, name, params, opts) → cordon.Policy, and the Policy's
- * reading methods (rules, diagnostics, count). decide and lint come from lcheck.c. */
+/* src/lua/lsbpl.c — cordon.c.sbpl: parse(text, name, params, opts) → cordon.Policy, new() → an empty
+ * one to build (lbuilder.c), and the Policy's reading methods (rules, diagnostics, count). decide and
+ * lint come from lcheck.c, the building methods from lbuilder.c. */
 #include "lua/lpolicy.h"
 #include "lua/lutil.h"
 #include "sbpl/parse.h"
@@ -7,12 +8,13 @@
 #include <stdbool.h>
 #include <string.h>
 
-typedef struct {
-  cordon_policy *p;
-} policy_ud;
+typedef cordon_lua_policy_ud policy_ud;
 
+/* A builder's rules are made here on first read; text that does not parse is misuse at this point
+ * (policy:check() reports it as a runtime failure first). */
 cordon_policy *cordon_lua_checkpolicy(lua_State *L, int idx) {
   policy_ud *u = luaL_checkudata(L, idx, CORDON_POLICY_TNAME);
+  if (u->b && !u->p && !cordon_lua_build(L, idx, u)) luaL_error(L, "%s", lua_tostring(L, -2));
   if (!u->p) luaL_error(L, "cordon.Policy is closed");
   return u->p;
 }
@@ -283,14 +285,20 @@ static int l_version_forms(lua_State *L) {
 
 static int l_gc(lua_State *L) {
   policy_ud *u = luaL_checkudata(L, 1, CORDON_POLICY_TNAME);
-  cordon_policy_free(u->p);
+  if (u->b) {
+    cordon_builder_free(u->b);  /* frees the view in u->p too */
+    u->b = NULL;
+  } else {
+    cordon_policy_free(u->p);
+  }
   u->p = NULL;
   return 0;
 }
 
 static int l_tostring(lua_State *L) {
   policy_ud *u = luaL_checkudata(L, 1, CORDON_POLICY_TNAME);
-  if (!u->p) lua_pushstring(L, "cordon.Policy (closed)");
+  if (u->b && !u->p) lua_pushstring(L, "cordon.Policy (builder, not read yet)");
+  else if (!u->p) lua_pushstring(L, "cordon.Policy (closed)");
   else
     lua_pushfstring(L, "cordon.Policy (%d rules, %d diagnostics)", (int)u->p->nrules, (int)u->p->ndiags);
   return 1;
@@ -311,18 +319,20 @@ static void policy_class(lua_State *L) {
   cordon_lua_newclass(L, CORDON_POLICY_TNAME, policy_methods, policy_meta);
   lua_getfield(L, -1, "__index");
   luaL_setfuncs(L, cordon_policy_check_methods, 0);
+  luaL_setfuncs(L, cordon_builder_methods, 0);
   lua_pop(L, 1);
 }
 
 void cordon_lua_pushpolicy(lua_State *L, cordon_policy *p) {
   policy_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->p = NULL;
+  u->b = NULL;
   policy_class(L);
   lua_setmetatable(L, -2);
   u->p = p; /* owned only once the metatable (and so __gc) is in place */
 }
 
-static const luaL_Reg sbpl_funcs[] = {{"parse", l_parse}, {NULL, NULL}};
+static const luaL_Reg sbpl_funcs[] = {{"parse", l_parse}, {"new", cordon_lua_newbuilder}, {NULL, NULL}};
 
 int cordon_open_sbpl(lua_State *L) {
   policy_class(L);

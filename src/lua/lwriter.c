@@ -4,6 +4,7 @@
  *   write(rules [, {version = bool}]) -> text
  * Each returns nil, "code: message", code on refused data (codes: control_char, nul, invalid_utf8,
  * too_long, bad_name, bad_rule, invalid_rule). The rule table form is docs/architecture.md's "IR rule". */
+#include "lua/lpolicy.h"
 #include "lua/lutil.h"
 #include "sbpl/writer.h"
 
@@ -176,6 +177,13 @@ static bool conv_rule(lua_State *L, cordon_policy *p, conv_error *e) {
   }
   lua_pop(L, 1);
   return true;
+}
+
+bool cordon_lua_torule(lua_State *L, cordon_policy *p, char *msg, size_t cap) {
+  conv_error e = {{0}};
+  bool ok = conv_rule(L, p, &e);
+  if (!ok) snprintf(msg, cap, "%s", e.message);
+  return ok;
 }
 
 static int l_write(lua_State *L) {
