@@ -56,7 +56,8 @@ static void view_free(cordon_policy *v) {
   free(v);
 }
 
-void cordon_builder_free(cordon_builder *b) {
+void cordon_builder_free(cordon_builder *b, cordon_policy *view) {
+  view_free(view);
   if (!b) return;
   for (size_t i = 0; i < b->n; i++) {
     free(b->secs[i].name);

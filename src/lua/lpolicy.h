@@ -32,7 +32,7 @@ void cordon_lua_pushpolicy(lua_State *L, cordon_policy *p);
  * sections (nil, message, code pushed and NULL returned when its text does not parse); freeing one. */
 int cordon_lua_newbuilder(lua_State *L);
 cordon_policy *cordon_lua_build(lua_State *L, int idx, cordon_lua_policy_ud *u);
-void cordon_builder_free(cordon_builder *b);
+void cordon_builder_free(cordon_builder *b, cordon_policy *view);  /* and the view of its rules */
 extern const luaL_Reg cordon_builder_methods[];
 
 /* lcheck.c: forgets the decider cached for the policy at `idx` (its rules changed). */

@@ -286,7 +286,7 @@ static int l_version_forms(lua_State *L) {
 static int l_gc(lua_State *L) {
   policy_ud *u = luaL_checkudata(L, 1, CORDON_POLICY_TNAME);
   if (u->b) {
-    cordon_builder_free(u->b);  /* frees the view in u->p too */
+    cordon_builder_free(u->b, u->p);  /* u->p is the builder's view of its rules */
     u->b = NULL;
   } else {
     cordon_policy_free(u->p);
