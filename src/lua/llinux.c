@@ -8,7 +8,7 @@
  *       ctx: match context table; opts: { params = { {name, value}, … }, best_effort, shared_tmp,
  *             git_safe_keys = { "core.bare", … } }
  *   describe(assembled, opts)                 -> { text = "…", plan = <table> }  (cordon explain)
- *       assembled: cordon.assemble's result ({ text, params, profile, context })
+ *       assembled: cordon.assemble's result ({ built (its cordon.Policy) or text, params, profile, context })
  *   exec(plan, argv, env, cwd)                -> becomes the command; returns only on failure:
  *       nil, "code: msg", code (backend_not_available, sandbox_setup_failed, command_not_found, …)
  *   plan:describe() -> { lines… }   plan:to_table()   plan:json()   plan:close()   tostring(plan)
