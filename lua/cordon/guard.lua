@@ -133,26 +133,6 @@ local function where(source)
   return name .. ":" .. line, name
 end
 
--- The literal, subpath and prefix filters of a rule, with string arguments, at the top or inside
--- require-any groups (side by side in the text). Other shapes are left out: a guard never widens.
--- "//" collapses: string-append on a HOME of "/" gives "//x", a path the kernel never sees.
--- Only paths strictly below HOME (`below_home` is HOME .. "/") are kept: nothing else is ever guarded,
--- and a grant elsewhere is never inside a guarded path.
-local function path_filters(filters, first, below_home, out)
-  for i = first, #filters do
-    local f = filters[i]
-    local kind = f[1]
-    if kind == "require-any" then
-      path_filters(f, 2, below_home, out)
-    elseif (kind == "literal" or kind == "subpath" or kind == "prefix") and type(f[2]) == "string" then
-      local path = f[2]
-      if path:find("//", 1, true) then path = path:gsub("//+", "/") end
-      if #path > #below_home and path:sub(1, #below_home) == below_home then out[#out + 1] = { kind, path } end
-    end
-  end
-  return out
-end
-
 local function ops_of(rule)
   local read, write, exec, wild_read, wild_write = false, false, false, false, false
   for _, op in ipairs(rule.ops) do
@@ -165,20 +145,20 @@ local function ops_of(rule)
   return read, write, exec, wild_read, wild_write
 end
 
--- The tree's file rules, read once: { action, read, write, exec, wild_read, wild_write, filters, at, name },
--- where `at` is "fragment:line" and `name` the fragment. Rules on other operations are left out.
-local function file_rules(rules, where, home)
+-- The tree's file rules below HOME, read once: { action, read, write, exec, wild_read, wild_write,
+-- filters, at, name }, where `at` is "fragment:line" and `name` the fragment. Rules on other operations
+-- are left out. `policy:path_rules` gives each rule's literal, subpath and prefix paths strictly below
+-- HOME (at the top or inside require-any groups, "//" read as "/": string-append on a HOME of "/" gives
+-- "//x", a path the kernel never sees); other shapes are left out: a guard never widens, nothing else
+-- is ever guarded, and a grant elsewhere is never inside a guarded path.
+local function file_rules(policy, home)
   local out = {}
-  local below_home = home == "/" and "/" or home .. "/"
-  for _, r in ipairs(rules) do
+  for _, r in ipairs(policy:path_rules(home == "/" and "/" or home .. "/")) do
     local read, write, exec, wild_read, wild_write = ops_of(r)
     if read or write or exec then
-      local filters = path_filters(r.filters or {}, 1, below_home, {})
-      if #filters > 0 then
-        local at, name = where(r.source)
-        out[#out + 1] = { action = r.action, read = read, write = write, exec = exec, wild_read = wild_read,
-                          wild_write = wild_write, filters = filters, at = at, name = name }
-      end
+      local at, name = where(r.source)
+      out[#out + 1] = { action = r.action, read = read, write = write, exec = exec, wild_read = wild_read,
+                        wild_write = wild_write, filters = r.paths, at = at, name = name }
     end
   end
   return out
@@ -286,12 +266,11 @@ end
 -- assembled (that policy answers the decisions) and the others after the base fragments that define
 -- their macros. Returns rules, policy or nil; or nil, message, code.
 local function read_tree(o, frags, every, selected)
-  local under = o.req.home == "/" and "/" or o.req.home .. "/"
   local function rules_of(list, keep)
     local policy, perr, pcode = read_fragments(list, o.params)
     if not policy then return nil, perr, pcode end
     local out = {}
-    for _, r in ipairs(file_rules(policy:rules { path_under = under }, where, o.req.home)) do
+    for _, r in ipairs(file_rules(policy, o.req.home)) do
       if keep[r.name] then out[#out + 1] = r end
     end
     return out, policy
@@ -362,13 +341,13 @@ function M.build(o)
     for _, class in ipairs(CLASSES) do
       -- `inside`: the first root that holds e; `named`: a root that is e itself (granted on purpose).
       local inside, named = nil, false
-      for _, r in ipairs(roots) do
+      for _, r in ipairs(e.classes[class] and roots or {}) do
         if class == "read" or r.write then
           if holds(r, e.path) then inside = inside or r
           elseif r.path == e.path then named = true end
         end
       end
-      if e.classes[class] and inside and not named then
+      if inside and not named then
         local op = M.CLASS[class].probe
         todo[#todo + 1] = { e = e, class = class, inside = inside, first = #queries + 1 }
         queries[#queries + 1] = op .. " " .. e.path

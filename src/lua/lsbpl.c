@@ -254,6 +254,69 @@ static int l_rules(lua_State *L) {
   return 1;
 }
 
+/* Appends to the list at the top, as { kind, path }, every literal, subpath or prefix path of `f` (at
+ * the top or inside require-any groups) lying strictly below `prefix`, with runs of '/' read as one. */
+static void push_paths_under(lua_State *L, const cordon_filter *f, const char *prefix, size_t plen, lua_Integer *n) {
+  if (f->kind == CORDON_F_ANY) {
+    for (size_t k = 0; k < f->nchildren; k++) push_paths_under(L, f->children[k], prefix, plen, n);
+    return;
+  }
+  bool path = strcmp(f->name, "literal") == 0 || strcmp(f->name, "subpath") == 0 || strcmp(f->name, "prefix") == 0;
+  if (!path || f->nargs < 1 || f->args[0].is_param) return;
+  const char *s = f->args[0].text;
+  if (!starts_collapsed(s, prefix)) return;
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (const char *c = s; *c; c++)
+    if (!(c[0] == '/' && c[1] == '/')) luaL_addchar(&b, *c);
+  luaL_pushresult(&b);
+  if (lua_rawlen(L, -1) <= plen) {
+    lua_pop(L, 1);
+    return;
+  }
+  lua_createtable(L, 2, 0);
+  lua_pushstring(L, f->name);
+  lua_rawseti(L, -2, 1);
+  lua_insert(L, -2);
+  lua_rawseti(L, -2, 2);
+  lua_rawseti(L, -2, ++*n);
+}
+
+/* path_rules(PREFIX) -> { { action, ops, paths = { {kind, path}… }, source }… }: the rules naming a path
+ * strictly below PREFIX, with only those paths (a guard over HOME reads them from the whole tree). */
+static int l_path_rules(lua_State *L) {
+  cordon_policy *p = cordon_lua_checkpolicy(L, 1);
+  size_t plen;
+  const char *prefix = luaL_checklstring(L, 2, &plen);
+  lua_newtable(L);
+  lua_Integer n = 0;
+  for (size_t i = 0; i < p->nrules; i++) {
+    const cordon_rule *r = &p->rules[i];
+    if (!r->filter || !names_path_under(r->filter, prefix, plen)) continue;
+    lua_createtable(L, 0, 4);
+    lua_newtable(L);
+    lua_Integer np = 0;
+    push_paths_under(L, r->filter, prefix, plen, &np);
+    if (np == 0) {
+      lua_pop(L, 2);
+      continue;
+    }
+    lua_setfield(L, -2, "paths");
+    lua_pushstring(L, cordon_action_name(r->action));
+    lua_setfield(L, -2, "action");
+    lua_createtable(L, (int)r->nops, 0);
+    for (size_t k = 0; k < r->nops; k++) {
+      lua_pushstring(L, r->ops[k]);
+      lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    lua_setfield(L, -2, "ops");
+    cordon_lua_pushloc(L, r->loc);
+    lua_setfield(L, -2, "source");
+    lua_rawseti(L, -2, ++n);
+  }
+  return 1;
+}
+
 static int l_diagnostics(lua_State *L) {
   cordon_policy *p = cordon_lua_checkpolicy(L, 1);
   lua_createtable(L, (int)p->ndiags, 0);
@@ -305,7 +368,7 @@ static int l_tostring(lua_State *L) {
 }
 
 static const luaL_Reg policy_methods[] = {
-  {"rules", l_rules}, {"diagnostics", l_diagnostics}, {"count", l_count}, {"version_forms", l_version_forms},
+  {"rules", l_rules}, {"path_rules", l_path_rules}, {"diagnostics", l_diagnostics}, {"count", l_count}, {"version_forms", l_version_forms},
   {"close", l_gc}, {NULL, NULL},
 };
 
