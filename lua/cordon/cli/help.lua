@@ -124,6 +124,7 @@ M.lines = {
 
   ["Assembled:decide"] = "a:decide(op, target [, facts]) -> as Policy:decide, on the assembled text",
   ["cordon.sbpl.new"] = "sbpl.new() -> an empty Policy to build: param, append_text, append_rules, check, write",
+  ["Policy:path_rules"] = "p:path_rules(PREFIX) -> { {action, ops, paths = { {kind, path}… }, source}… }: paths strictly below PREFIX",
   ["Policy:param"] = "p:param(name, value) -> true | nil, msg, code: a -D parameter (one name, one value)",
   ["Policy:params"] = "p:params() -> { {name, value}, … } in the order set",
   ["Policy:append_text"] = "p:append_text(name, text) -> line: SBPL text as a section named NAME (read on first use)",
