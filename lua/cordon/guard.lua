@@ -204,7 +204,7 @@ local function collect(rules, req, secrets)
   local parents = {}
   for _, e in ipairs(order) do
     local p = e.path:match("^(.+)/[^/]+$")
-    while p and #p > #home do
+    while p and #p > #home and not parents[p] do  -- a marked parent has its own parents marked
       parents[p] = true
       p = p:match("^(.+)/[^/]+$")
     end
@@ -363,14 +363,15 @@ function M.build(o)
     for verdict in (out or ""):gmatch("(%a*)[^\n]*\n") do answers[#answers + 1] = verdict end
   end
 
-  local groups, listed = { read = {}, write = {} }, {}
+  local groups, listed, inside_home = { read = {}, write = {} }, {}, {}
+  for _, r in ipairs(roots) do if r.home == "inside" then inside_home[#inside_home + 1] = r end end
   for _, t in ipairs(todo) do
     local e, class, inside = t.e, t.class, t.inside
     local granted = answers[t.first] == "allow" and (e.kind ~= "subpath" or answers[t.first + 1] == "allow")
     if not granted then
       local holes = tree_holes(e, class, below)
-      for _, r in ipairs(roots) do  -- a root inside e was named on purpose: a hole, like the tree's grants
-        if r.home == "inside" and (class == "read" or r.write) and strictly_within(e.path, r.path) then
+      for _, r in ipairs(inside_home) do  -- a root inside e was named on purpose: a hole, like the tree's grants
+        if (class == "read" or r.write) and strictly_within(e.path, r.path) then
           holes[#holes + 1] = { "subpath", r.path }
         end
       end
