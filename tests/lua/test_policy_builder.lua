@@ -115,4 +115,18 @@ t.test("path_under lists only the rules naming a path below it, with their secti
   t.eq(rules[1].source, "a.sb:1:1")
 end)
 
+t.test("path_rules gives only the paths strictly below the prefix, through require-any, '//' read as '/'", function()
+  local p = built()
+  p:append_text("a.sb", '(allow file-read* (hs "/.ssh") (literal "/etc/x") (subpath "/h//.cargo"))\n'
+    .. '(deny file-write* (require-all (subpath "/h/.x") (literal "/h/.y")))\n(allow file-read* (literal "/h/"))\n')
+  local rules = p:path_rules("/h/")
+  t.eq(#rules, 1, "a require-all and the prefix itself name nothing below it")
+  t.eq(rules[1].source, "a.sb:1:1")
+  t.eq(rules[1].action, "allow")
+  t.eq(rules[1].ops[1], "file-read*")
+  t.eq(#rules[1].paths, 2)
+  t.eq(rules[1].paths[1][1] .. " " .. rules[1].paths[1][2], "subpath /h/.ssh")
+  t.eq(rules[1].paths[2][2], "/h/.cargo")
+end)
+
 return t.finish()
