@@ -293,12 +293,13 @@ function M.assemble(opts)
     return true
   end
 
+  local texts = {}
   for _, s in ipairs(sel.fragments) do
     local frag = tree.byname[s.name]
     section(s.name, s.reason, frag.text, frag.script_lines)
+    texts[#texts + 1] = frag.text
   end
-  local tree_text = built:write()
-  for _, kv in ipairs(protect.params(req, tree_text)) do add_param(kv[1], kv[2]) end
+  for _, kv in ipairs(protect.params(req, texts)) do add_param(kv[1], kv[2]) end
 
   -- A writable root that holds HOME grants none of HOME's dot-entries.
   local home_excl
