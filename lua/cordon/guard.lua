@@ -275,8 +275,8 @@ local function read_tree(o, frags, every, selected)
     end
     return out, policy
   end
-  local keep, order = {}, {}
-  for i, f in ipairs(frags) do keep[f.name], order[f.name] = true, i end
+  local keep = {}
+  for _, f in ipairs(frags) do keep[f.name] = true end
   if not every then return rules_of(frags, keep) end
   local chosen, others, is_other = {}, {}, {}
   for _, s in ipairs(o.selected) do chosen[#chosen + 1] = o.tree.byname[s.name] end
@@ -288,14 +288,22 @@ local function read_tree(o, frags, every, selected)
   if not mine then return nil, policy, perr end
   local theirs, terr, tcode = rules_of(others, is_other)
   if not theirs then return nil, terr, tcode end
-  -- back in the tree's order, each fragment's rules as written: the first rule on a path names why
+  -- back in the tree's order (frags'), each fragment's rules as written: the first rule on a path names why
+  local by_fragment = {}
+  for _, list in ipairs { mine, theirs } do
+    for _, r in ipairs(list) do
+      local bucket = by_fragment[r.name]
+      if not bucket then
+        bucket = {}
+        by_fragment[r.name] = bucket
+      end
+      bucket[#bucket + 1] = r
+    end
+  end
   local all = {}
-  for i, r in ipairs(mine) do r.seq = i; all[#all + 1] = r end
-  for i, r in ipairs(theirs) do r.seq = #mine + i; all[#all + 1] = r end
-  table.sort(all, function(a, b)
-    if a.name ~= b.name then return order[a.name] < order[b.name] end
-    return a.seq < b.seq
-  end)
+  for _, f in ipairs(frags) do
+    for _, r in ipairs(by_fragment[f.name] or {}) do all[#all + 1] = r end
+  end
   return all, policy
 end
 
