@@ -277,7 +277,11 @@ local function read_tree(o, frags, every, selected)
   end
   local keep = {}
   for _, f in ipairs(frags) do keep[f.name] = true end
-  if not every then return rules_of(frags, keep) end
+  if not every then  -- the candidates hold unselected fragments: their policy is not the tree's decision
+    local rules, perr, pcode = rules_of(frags, keep)
+    if not rules then return nil, perr, pcode end
+    return rules, nil
+  end
   local chosen, others, is_other = {}, {}, {}
   for _, s in ipairs(o.selected) do chosen[#chosen + 1] = o.tree.byname[s.name] end
   for _, f in ipairs(frags) do
