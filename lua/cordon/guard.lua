@@ -24,8 +24,8 @@
 -- there the guards matter for what a fragment granted by name and for reading secrets.
 -- Every fragment of the tree for the target platform names guarded paths, selected or not: a workdir
 -- of HOME must not let one agent plant a hook in another agent's settings. Whether the tree grants one
--- is asked of the selected fragments only: an integration left off opens nothing. Only paths below HOME are
--- guarded, and only inside a root that strictly contains them: a root that *is* a guarded path
+-- is asked of the selected fragments only: an integration left off opens nothing. Only paths strictly
+-- below HOME are guarded, and only inside a root that strictly contains them: a root that *is* a guarded path
 -- (`--add-dirs ~/.ssh`) is the user naming it on purpose and gets no guard; a root inside one
 -- (`--add-dirs ~/.cargo/bin/mine`) becomes a hole in it.
 local sys = require "cordon.c.sys"
