@@ -31,16 +31,11 @@ local assembled = assert(cordon.assemble {
   workdir = workdir, profile = opts.profile, platform = "linux",
   command = opts.agent and { opts.agent } or nil,
 })
-local policy = assert(cordon.sbpl.parse(assembled.text, "assembled", assembled.params))
+local policy = assert(assembled:policy())  -- the assembled cordon.Policy: its rules, no text read back
 
--- "assembled:LINE" told as the fragment it comes from: assembled.sources lists where each one starts.
+-- A rule's source names its section and line ("60-agents/claude.sb:36:1"): the fragment it comes from.
 local function fragment(source)
-  local line = tonumber(source:match("^assembled:(%d+)"))
-  local name
-  for _, s in ipairs(assembled.sources) do
-    if line and s.line and s.line <= line then name = s.name end
-  end
-  return name or source
+  return assembled:locate(source) or source
 end
 
 local function shown(p)  -- ~/x rather than /home/u/x

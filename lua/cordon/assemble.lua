@@ -14,7 +14,9 @@
 --   7. final denies protecting the appended profiles, the config files and cordon's own directories;
 --   8. the sandbox's own caches (caches.lua): the one hole in cordon's state, so it comes last.
 -- A writable root that holds HOME grants none of HOME's dot-entries (protect.home_exclusion).
--- Every generated rule is IR written by the one SBPL writer; HOME and the workdir are -D parameters.
+-- The policy is one cordon.Policy builder (src/lua/lbuilder.c): fragments and appended profiles go in
+-- as text by name, cordon's own sections as IR rules; every rule keeps its section's file:line. Text is
+-- written from it only when asked (Assembled.text); HOME and the workdir are -D parameters.
 local cpath = require "cordon.c.path"
 local protect = require "cordon.protect"
 
@@ -52,24 +54,6 @@ end
 local function ancestor_rule(path, why)
   return { action = "allow", ops = { "file-read*" }, filters = { any_of("literal", ancestors(path)) },
            comment = why .. ": list each ancestor directory, not its contents (literal, not subpath)" }
-end
-
--- Ordered -D parameters: a name is set once; the same name with another value is an error.
-local function param_list()
-  local list, index = {}, {}
-  local function add(name, value)
-    if index[name] then
-      if index[name] ~= value then
-        return nil, "invalid_request: parameter " .. name .. " is set to two values (" .. index[name] .. ", "
-          .. value .. ")", "invalid_request"
-      end
-      return true
-    end
-    index[name] = value
-    list[#list + 1] = { name, value }
-    return true
-  end
-  return list, add
 end
 
 local within = cpath.within
@@ -169,11 +153,6 @@ local function profile_section(prof, ctx, platform)
   return manager.seatbelt_policy(prof, ctx, { base = false, platform = platform })
 end
 
-local function ensure_newline(s)
-  if s == "" or s:sub(-1) == "\n" then return s end
-  return s .. "\n"
-end
-
 -- An appended profile: SBPL text as is, or the rules of a profile script (which cordon.scripts ran).
 local function appended_text(a, run)
   local scripts = require "cordon.scripts"
@@ -201,45 +180,29 @@ local function build_env(req, defaults, set)
   return env.build { mode = req.env_mode, pass = req.env_pass, defaults = defaults, set = set, environ = req.environ }
 end
 
--- "policy:LINE:COL: msg" from the reader, told as "SOURCE:LINE:COL: msg" of the fragment or file it is in.
-local function map_error(msg, sources)
-  local line, col, rest = msg:match("policy:(%d+):(%d+):%s*(.*)$")
-  if not line then return msg end
-  line = tonumber(line)
-  local src
-  for _, s in ipairs(sources) do if s.line <= line then src = s end end
-  if not src then return msg end
-  return "profile_error: " .. src.name .. ":" .. (line - src.line) .. ":" .. col .. ": " .. rest
-end
-
--- Reads the assembled text back when part of it came from outside the built-in tree (appended
--- profiles, a --profiles-dir tree), so a syntax error is reported with its file:line before anything
--- runs. The built-in tree is checked by the test suite instead, which keeps the common path fast.
-local function validate(text, params, sources)
-  local sbpl = require "cordon.sbpl"
-  if type(sbpl.parse) ~= "function" then return true end
-  local policy, err, code = sbpl.parse(text, "policy", params, {})
-  if not policy then return nil, map_error(err, sources), code == "parse_error" and "profile_error" or code end
-  return true
-end
-
 -- The methods of an assembled policy. It stays a plain table of data (explain and --json read its
--- fields); the methods live in its metatable. The parsed policy is kept aside, weakly keyed by the
--- table and remembered with the text it came from, so a caller that edits `text` gets a fresh parse.
-local parsed = setmetatable({}, { __mode = "k" })
+-- fields); the methods live in its metatable. `text` is written from the builder; a caller that edits
+-- it gets that text read on the next policy() (its sources then name lines of that text).
 local Assembled = {}
 Assembled.__index = Assembled
 Assembled.__name = "cordon.Assembled"  -- how the REPL names it (:help Assembled:decide)
 M.Assembled = Assembled
+local written, edited = setmetatable({}, { __mode = "k" }), setmetatable({}, { __mode = "k" })
 
--- The assembled text parsed with its parameters, as a cordon.Policy (parsed once, on first use).
+-- The assembled rules, as a cordon.Policy: the builder itself, its text sections read once.
 function Assembled:policy()
-  local cached = parsed[self]
-  if cached and cached.text == self.text then return cached.policy end
-  local policy, err, code = require("cordon.sbpl").parse(self.text, "assembled", self.params, {})
-  if not policy then return nil, err, code end
-  parsed[self] = { text = self.text, policy = policy }
-  return policy
+  local text = self.text
+  if text ~= written[self] then
+    local cached = edited[self]
+    if cached and cached.text == text then return cached.policy end
+    local policy, err, code = require("cordon.sbpl").parse(text, "assembled", self.params, {})
+    if not policy then return nil, err, code end
+    edited[self] = { text = text, policy = policy }
+    return policy
+  end
+  local ok, err, code = self.built:check()
+  if not ok then return nil, err, code end
+  return self.built
 end
 
 -- Answers like cordon.Policy:decide: "allow"|"deny", the deciding rule or the fallback chain, details.
@@ -260,15 +223,16 @@ function Assembled:git_safe_keys()
   return protect.git_safe_key_patterns()
 end
 
--- "assembled:LINE:COL" (a rule's source) → "SECTION:LINE" of the fragment or cordon section it is in.
+-- A rule's source, "SECTION:LINE:COL" (the builder counts lines in each section), as "SECTION:LINE";
+-- a profile script's rule as the line of the script that made it.
 function Assembled:locate(source)
-  local line = tonumber(type(source) == "string" and source:match(":(%d+):%d+$"))
-  if not line then return nil end
-  local at
-  for _, s in ipairs(self.sources) do if s.line <= line then at = s end end
-  if not at then return nil end
-  -- a profile script's rule names the line of the script that made it
-  return at.lines and at.lines[line - at.line] or (at.name .. ":" .. (line - at.line))
+  local name, line = (type(source) == "string" and source or ""):match("^(.*):(%d+):%d+$")
+  if not name then return nil end
+  line = tonumber(line)
+  for _, s in ipairs(self.sources) do
+    if s.name == name then return s.lines and s.lines[line] or (name .. ":" .. line) end
+  end
+  return nil
 end
 
 -- What the repositories' git config makes git run, inside the writable roots (policy paths), and notes
@@ -317,32 +281,30 @@ function M.assemble(opts)
   local sel = run.sel
   req = run.req
 
-  local params, add_param = param_list()
+  local built = require("cordon.sbpl").new()
+  local function add_param(name, value) return built:param(name, value) end
   add_param("HOME_DIR", req.home)
   add_param("WORKDIR", req.workdir or M.NO_WORKDIR)
 
-  local chunks, sources, line = {}, {}, 1
-  local function emit(text)
-    chunks[#chunks + 1] = text
-    local pos = 1
-    while true do  -- a find loop counts lines faster than gsub, which copies the text
-      local nl = text:find("\n", pos, true)
-      if not nl then break end
-      line, pos = line + 1, nl + 1
-    end
-  end
+  local sources = {}
+  -- A section of SBPL text (a fragment, an appended profile), or of IR rules (cordon's own).
   local function section(name, reason, text, lines)
-    sources[#sources + 1] = { name = name, reason = reason, line = line, lines = lines }
-    emit(";; Source: " .. name .. "\n")
-    emit(ensure_newline(text))
+    sources[#sources + 1] = { name = name, reason = reason, line = built:append_text(name, text), lines = lines }
+  end
+  local function rules_section(name, reason, rules)
+    local line, err, code = built:append_rules(name, rules)
+    if not line then return nil, err, code end
+    sources[#sources + 1] = { name = name, reason = reason, line = line }
+    return true
   end
 
+  local texts = {}
   for _, s in ipairs(sel.fragments) do
     local frag = tree.byname[s.name]
     section(s.name, s.reason, frag.text, frag.script_lines)
+    texts[#texts + 1] = frag.text
   end
-  local tree_text = table.concat(chunks)
-  for _, kv in ipairs(protect.params(req, tree_text)) do add_param(kv[1], kv[2]) end
+  for _, kv in ipairs(protect.params(req, texts)) do add_param(kv[1], kv[2]) end
 
   -- A writable root that holds HOME grants none of HOME's dot-entries.
   local home_excl
@@ -372,10 +334,9 @@ function M.assemble(opts)
         rules[#rules + 1] = { action = "allow", ops = ops, filters = { grant },
                               comment = flag .. " " .. d.path .. " (from " .. d.source .. ")" }
       end
-      local text
-      text, err, code = write_rules(rules)
-      if not text then return nil, err, code end
-      section("cordon: " .. flag .. " " .. d.path, d.source, text)
+      local ok
+      ok, err, code = rules_section("cordon: " .. flag .. " " .. d.path, d.source, rules)
+      if not ok then return nil, err, code end
       grants[#grants + 1] = { kind = flag, path = d.path, source = d.source, param = pname,
                               access = kind == "add_dirs" and "write" or "read" }
     end
@@ -393,10 +354,9 @@ function M.assemble(opts)
       rules[#rules + 1] = { action = "allow", ops = { "file-read*", "process-exec" }, filters = { { "subpath", g.path } },
                             comment = g.why .. ": read and run, not written" }
     end
-    local text
-    text, err, code = write_rules(rules)
-    if not text then return nil, err, code end
-    section("cordon: enclosing repository and workspaces", "what a workdir inside a larger project reads", text)
+    local ok
+    ok, err, code = rules_section("cordon: enclosing repository and workspaces", "what a workdir inside a larger project reads", rules)
+    if not ok then return nil, err, code end
   end
 
   local prof
@@ -412,10 +372,10 @@ function M.assemble(opts)
     require("cordon.manager").requires_sandbox(prof))
   if not caches then return nil, err, code end
   if req.workdir then
-    local text
-    text, err, code = write_rules { ancestor_rule(req.workdir, "workdir " .. req.workdir) }
-    if not text then return nil, err, code end
-    section("cordon: workdir ancestors", "workdir (" .. req.workdir_source .. ")", text)
+    local ok
+    ok, err, code = rules_section("cordon: workdir ancestors", "workdir (" .. req.workdir_source .. ")",
+      { ancestor_rule(req.workdir, "workdir " .. req.workdir) })
+    if not ok then return nil, err, code end
   end
   local ptext, pparams
   ptext, pparams, code = profile_section(prof, req.context, req.platform)
@@ -430,14 +390,12 @@ function M.assemble(opts)
 
   -- After every grant: inside a granted root, HOME's secrets and persistence paths keep the tree's decision.
   local grules, guarded, gcode = require("cordon.guard").build {
-    tree = tree, req = req, profile = prof, tree_text = tree_text, selected = sel.fragments, params = params,
-    extra_roots = found }
+    tree = tree, req = req, profile = prof, selected = sel.fragments, params = built:params(), extra_roots = found }
   if not grules then return nil, guarded, gcode end
   if #grules > 0 then
-    local text
-    text, err, code = write_rules(grules)
-    if not text then return nil, err, code end
-    section("cordon: kept as the tree decides", "secrets and persistence paths inside granted roots", text)
+    local ok
+    ok, err, code = rules_section("cordon: kept as the tree decides", "secrets and persistence paths inside granted roots", grules)
+    if not ok then return nil, err, code end
   end
 
   -- Writable roots: the workdir unless the profile keeps it read-only, and every --add-dirs.
@@ -449,15 +407,14 @@ function M.assemble(opts)
   if not git then return nil, notes, code end
   local prules, protected, pcode = protect.rules(writable, M.WRITE_OPS, git, req.platform)
   if not prules then return nil, protected, pcode end
-  local text
   if #prules > 0 then
-    text, err, code = write_rules(prules)
-    if not text then return nil, err, code end
-    section("cordon: protected paths", "metadata and persistence files stay read-only", text)
+    local ok
+    ok, err, code = rules_section("cordon: protected paths", "metadata and persistence files stay read-only", prules)
+    if not ok then return nil, err, code end
   end
 
   for _, a in ipairs(req.append_profile) do
-    local lines
+    local text, lines
     text, lines, code = appended_text(a, run)
     if not text then return nil, lines, code end
     section(a.path, (a.script and "--script (" or "--append-profile (") .. a.source .. ")", text, lines)
@@ -466,30 +423,30 @@ function M.assemble(opts)
   -- on_rules hooks add their rules here: after every other rule, before the denies that keep cordon's
   -- own inputs read-only, which no script may open.
   local added
-  added, err, code = scripts.on_rules(run, table.concat(chunks), params, function(source)
+  added, err, code = scripts.on_rules(run, built, function(source)
     return Assembled.locate({ sources = sources }, source)
   end)
-  if not added then
-    if code == "parse_error" then return nil, map_error(err, sources), "profile_error" end
-    return nil, err, code
-  end
+  if not added then return nil, err, code end
   for _, a in ipairs(added) do section(a.name, a.reason, a.text, a.lines) end
 
-  text, err, code = write_rules(protect.final_rules(req, M.WRITE_OPS))
-  if not text then return nil, err, code end
-  section("cordon: final denies", "the policy's own inputs stay read-only", text)
+  local ok
+  ok, err, code = rules_section("cordon: final denies", "the policy's own inputs stay read-only",
+    protect.final_rules(req, M.WRITE_OPS))
+  if not ok then return nil, err, code end
 
   -- The one way into cordon's own state: the sandbox's caches, after the denies that close the rest.
   if #caches.list > 0 then
-    text, err, code = write_rules(require("cordon.caches").rules(caches, M.WRITE_OPS))
-    if not text then return nil, err, code end
-    section("cordon: sandbox caches", "caches only sandboxed runs use", text)
+    ok, err, code = rules_section("cordon: sandbox caches", "caches only sandboxed runs use",
+      require("cordon.caches").rules(caches, M.WRITE_OPS))
+    if not ok then return nil, err, code end
   end
 
-  local full = table.concat(chunks)
+  -- Part of the text came from outside the built-in tree (appended profiles, a --profiles-dir tree): it
+  -- is read now, so a syntax error is reported with its file:line before anything runs. The built-in
+  -- tree is checked by the test suite instead, which keeps the common path free of any parse.
   if #req.append_profile > 0 or req.profiles_dir then
-    local ok, verr, vcode = validate(full, params, sources)
-    if not ok then return nil, verr, vcode end
+    ok, err, code = built:check()
+    if not ok then return nil, err, code end
   end
 
   local defaults, default_from = env_defaults(tree, sel)
@@ -503,9 +460,10 @@ function M.assemble(opts)
   env.set_sources = set_from
   scripts.finish(run)
 
-  return setmetatable({
-    text = full,
-    params = params,
+  local result = setmetatable({
+    built = built,
+    text = built:write(),  -- the one place the assembled text is made (`cordon policy`, sandbox-exec)
+    params = built:params(),
     sources = sources,
     profile = prof,
     profile_name = req.profile_name,
@@ -531,6 +489,8 @@ function M.assemble(opts)
     request = req,
     scripts = scripts.report(run),
   }, Assembled)
+  written[result] = result.text
+  return result
 end
 
 return M

@@ -22,9 +22,10 @@
 --   * the permission profile's deny entries (the secrets of the standard profiles).
 -- A root that holds HOME itself does not grant HOME's dot-entries at all (protect.home_exclusion), so
 -- there the guards matter for what a fragment granted by name and for reading secrets.
--- Every fragment of the tree for the target platform counts, selected or not: a workdir of HOME must
--- not let one agent plant a hook in another agent's settings. Only paths strictly below HOME are
--- guarded, and only inside a root that strictly contains them: a root that *is* a guarded path
+-- Every fragment of the tree for the target platform names guarded paths, selected or not: a workdir
+-- of HOME must not let one agent plant a hook in another agent's settings. Whether the tree grants one
+-- is asked of the selected fragments only: an integration left off opens nothing. Only paths strictly
+-- below HOME are guarded, and only inside a root that strictly contains them: a root that *is* a guarded path
 -- (`--add-dirs ~/.ssh`) is the user naming it on purpose and gets no guard; a root inside one
 -- (`--add-dirs ~/.cargo/bin/mine`) becomes a hole in it.
 local sys = require "cordon.c.sys"
@@ -115,65 +116,22 @@ local function candidates(tree, req, roots)
   return list, all
 end
 
--- Parses fragments as one text; returns the policy and a function mapping "NAME:LINE:COL" (the reader's
--- source) to "fragment:line" and the fragment's name.
-local function parse_fragments(frags, name, params)
-  local parts, starts, line = {}, {}, 1
-  for _, f in ipairs(frags) do
-    starts[#starts + 1] = { line = line, name = f.name }
-    local text = f.text:sub(-1) == "\n" and f.text or f.text .. "\n"
-    parts[#parts + 1] = text
-    local pos = 1
-    while true do  -- a find loop counts lines without copying the text
-      local nl = text:find("\n", pos, true)
-      if not nl then break end
-      line, pos = line + 1, nl + 1
-    end
-  end
-  local function at_line(l)
-    local lo, hi = 1, #starts  -- the last fragment starting at or before line l
-    while lo < hi do
-      local mid = (lo + hi + 1) // 2
-      if starts[mid].line <= l then lo = mid else hi = mid - 1 end
-    end
-    local at = starts[lo]
-    if at and at.line <= l then return at.name, l - at.line + 1 end
-  end
-  local function where(source)
-    local l = tonumber(source and source:match(":(%d+):%d+$"))
-    local frag, fl = at_line(l or 0)
-    if not frag then return source or "?" end
-    return frag .. ":" .. fl, frag
-  end
-  local policy, err, code = require("cordon.sbpl").parse(table.concat(parts), name, params, {})
-  if not policy then
-    -- "tree:LINE:COL: msg" is told as the fragment's own FILE:LINE:COL.
-    local l, col, rest = tostring(err):match(name .. ":(%d+):(%d+):%s*(.*)$")
-    local frag, fl = at_line(tonumber(l) or 0)
-    if frag then return nil, "profile_error: " .. frag .. ":" .. fl .. ":" .. col .. ": " .. rest, "profile_error" end
-    return nil, err, code
-  end
-  return policy, where
+-- The fragments as one cordon.Policy, each by its name, with the -D parameters so far; nil, message,
+-- code when one does not parse (named by its own file:line).
+local function read_fragments(frags, params)
+  local policy = require("cordon.sbpl").new()
+  for _, kv in ipairs(params) do policy:param(kv[1], kv[2]) end
+  for _, f in ipairs(frags) do policy:append_text(f.name, f.text) end
+  local ok, err, code = policy:check()
+  if not ok then return nil, err, code end
+  return policy
 end
 
--- The literal, subpath and prefix filters of a rule, with string arguments, at the top or inside
--- require-any groups (side by side in the text). Other shapes are left out: a guard never widens.
--- "//" collapses: string-append on a HOME of "/" gives "//x", a path the kernel never sees.
--- Only paths strictly below HOME (`below_home` is HOME .. "/") are kept: nothing else is ever guarded,
--- and a grant elsewhere is never inside a guarded path.
-local function path_filters(filters, first, below_home, out)
-  for i = first, #filters do
-    local f = filters[i]
-    local kind = f[1]
-    if kind == "require-any" then
-      path_filters(f, 2, below_home, out)
-    elseif (kind == "literal" or kind == "subpath" or kind == "prefix") and type(f[2]) == "string" then
-      local path = f[2]
-      if path:find("//", 1, true) then path = path:gsub("//+", "/") end
-      if #path > #below_home and path:sub(1, #below_home) == below_home then out[#out + 1] = { kind, path } end
-    end
-  end
-  return out
+-- A rule's source ("FRAGMENT:LINE:COL", as the builder names it) as "FRAGMENT:LINE", and the fragment.
+local function where(source)
+  local name, line = (source or ""):match("^(.*):(%d+):%d+$")
+  if not name then return source or "?" end
+  return name .. ":" .. line, name
 end
 
 local function ops_of(rule)
@@ -188,20 +146,20 @@ local function ops_of(rule)
   return read, write, exec, wild_read, wild_write
 end
 
--- The tree's file rules, read once: { action, read, write, exec, wild_read, wild_write, filters, at, name },
--- where `at` is "fragment:line" and `name` the fragment. Rules on other operations are left out.
-local function file_rules(rules, where, home)
+-- The tree's file rules below HOME, read once: { action, read, write, exec, wild_read, wild_write,
+-- filters, at, name }, where `at` is "fragment:line" and `name` the fragment. Rules on other operations
+-- are left out. `policy:path_rules` gives each rule's literal, subpath and prefix paths strictly below
+-- HOME (at the top or inside require-any groups, "//" read as "/": string-append on a HOME of "/" gives
+-- "//x", a path the kernel never sees); other shapes are left out: a guard never widens, nothing else
+-- is ever guarded, and a grant elsewhere is never inside a guarded path.
+local function file_rules(policy, home)
   local out = {}
-  local below_home = home == "/" and "/" or home .. "/"
-  for _, r in ipairs(rules) do
+  for _, r in ipairs(policy:path_rules(home == "/" and "/" or home .. "/")) do
     local read, write, exec, wild_read, wild_write = ops_of(r)
     if read or write or exec then
-      local filters = path_filters(r.filters or {}, 1, below_home, {})
-      if #filters > 0 then
-        local at, name = where(r.source)
-        out[#out + 1] = { action = r.action, read = read, write = write, exec = exec, wild_read = wild_read,
-                          wild_write = wild_write, filters = filters, at = at, name = name }
-      end
+      local at, name = where(r.source)
+      out[#out + 1] = { action = r.action, read = read, write = write, exec = exec, wild_read = wild_read,
+                        wild_write = wild_write, filters = r.paths, at = at, name = name }
     end
   end
   return out
@@ -247,7 +205,7 @@ local function collect(rules, req, secrets)
   local parents = {}
   for _, e in ipairs(order) do
     local p = e.path:match("^(.+)/[^/]+$")
-    while p and #p > #home do
+    while p and #p > #home and not parents[p] do  -- a marked parent has its own parents marked
       parents[p] = true
       p = p:match("^(.+)/[^/]+$")
     end
@@ -309,19 +267,22 @@ end
 -- assembled (that policy answers the decisions) and the others after the base fragments that define
 -- their macros. Returns rules, policy or nil; or nil, message, code.
 local function read_tree(o, frags, every, selected)
-  local under = o.req.home == "/" and "/" or o.req.home .. "/"
   local function rules_of(list, keep)
-    local policy, where, perr = parse_fragments(list, "tree", o.params)
-    if not policy then return nil, where, perr end
+    local policy, perr, pcode = read_fragments(list, o.params)
+    if not policy then return nil, perr, pcode end
     local out = {}
-    for _, r in ipairs(file_rules(policy:rules { path_under = under }, where, o.req.home)) do
+    for _, r in ipairs(file_rules(policy, o.req.home)) do
       if keep[r.name] then out[#out + 1] = r end
     end
     return out, policy
   end
-  local keep, order = {}, {}
-  for i, f in ipairs(frags) do keep[f.name], order[f.name] = true, i end
-  if not every then return rules_of(frags, keep) end
+  local keep = {}
+  for _, f in ipairs(frags) do keep[f.name] = true end
+  if not every then  -- the candidates hold unselected fragments: their policy is not the tree's decision
+    local rules, perr, pcode = rules_of(frags, keep)
+    if not rules then return nil, perr, pcode end
+    return rules, nil
+  end
   local chosen, others, is_other = {}, {}, {}
   for _, s in ipairs(o.selected) do chosen[#chosen + 1] = o.tree.byname[s.name] end
   for _, f in ipairs(frags) do
@@ -332,20 +293,28 @@ local function read_tree(o, frags, every, selected)
   if not mine then return nil, policy, perr end
   local theirs, terr, tcode = rules_of(others, is_other)
   if not theirs then return nil, terr, tcode end
-  -- back in the tree's order, each fragment's rules as written: the first rule on a path names why
+  -- back in the tree's order (frags'), each fragment's rules as written: the first rule on a path names why
+  local by_fragment = {}
+  for _, list in ipairs { mine, theirs } do
+    for _, r in ipairs(list) do
+      local bucket = by_fragment[r.name]
+      if not bucket then
+        bucket = {}
+        by_fragment[r.name] = bucket
+      end
+      bucket[#bucket + 1] = r
+    end
+  end
   local all = {}
-  for i, r in ipairs(mine) do r.seq = i; all[#all + 1] = r end
-  for i, r in ipairs(theirs) do r.seq = #mine + i; all[#all + 1] = r end
-  table.sort(all, function(a, b)
-    if a.name ~= b.name then return order[a.name] < order[b.name] end
-    return a.seq < b.seq
-  end)
+  for _, f in ipairs(frags) do
+    for _, r in ipairs(by_fragment[f.name] or {}) do all[#all + 1] = r end
+  end
   return all, policy
 end
 
--- Builds the guard rules. `o` = { tree, req, profile, tree_text, selected, params, extra_roots }: the
--- loaded tree, the resolved request, assembly's permission profile, the selected fragments' text as
--- assembled (the tree's decision is asked of it), select's fragment list, the -D parameters so far, and
+-- Builds the guard rules. `o` = { tree, req, profile, selected, params, extra_roots }: the loaded tree,
+-- the resolved request, assembly's permission profile, select's fragment list (the tree's decision is
+-- asked of those fragments, as assembled), the -D parameters so far ({ {name, value}… }), and
 -- the read-only roots found for the workdir (workspace.lua: { path, kind }). Returns the rules (IR
 -- tables, maybe none) and the list explain shows
 -- ({ kind, path, access = "read"|"write", why, root, root_what, except = { path… } }), or nil, message, code.
@@ -372,7 +341,9 @@ function M.build(o)
 
   -- The tree's own decisions: the selected fragments only, as assembled.
   if not decided then
-    decided, err, code = require("cordon.sbpl").parse(o.tree_text, "tree", o.params, {})
+    local chosen = {}
+    for _, s in ipairs(o.selected) do chosen[#chosen + 1] = o.tree.byname[s.name] end
+    decided, err, code = read_fragments(chosen, o.params)
     if not decided then return nil, err, code end
   end
   local below = grants_below(tree_rules, selected)
@@ -383,13 +354,13 @@ function M.build(o)
     for _, class in ipairs(CLASSES) do
       -- `inside`: the first root that holds e; `named`: a root that is e itself (granted on purpose).
       local inside, named = nil, false
-      for _, r in ipairs(roots) do
+      for _, r in ipairs(e.classes[class] and roots or {}) do
         if class == "read" or r.write then
           if holds(r, e.path) then inside = inside or r
           elseif r.path == e.path then named = true end
         end
       end
-      if e.classes[class] and inside and not named then
+      if inside and not named then
         local op = M.CLASS[class].probe
         todo[#todo + 1] = { e = e, class = class, inside = inside, first = #queries + 1 }
         queries[#queries + 1] = op .. " " .. e.path
@@ -405,14 +376,15 @@ function M.build(o)
     for verdict in (out or ""):gmatch("(%a*)[^\n]*\n") do answers[#answers + 1] = verdict end
   end
 
-  local groups, listed = { read = {}, write = {} }, {}
+  local groups, listed, inside_home = { read = {}, write = {} }, {}, {}
+  for _, r in ipairs(roots) do if r.home == "inside" then inside_home[#inside_home + 1] = r end end
   for _, t in ipairs(todo) do
     local e, class, inside = t.e, t.class, t.inside
     local granted = answers[t.first] == "allow" and (e.kind ~= "subpath" or answers[t.first + 1] == "allow")
     if not granted then
       local holes = tree_holes(e, class, below)
-      for _, r in ipairs(roots) do  -- a root inside e was named on purpose: a hole, like the tree's grants
-        if r.home == "inside" and (class == "read" or r.write) and strictly_within(e.path, r.path) then
+      for _, r in ipairs(inside_home) do  -- a root inside e was named on purpose: a hole, like the tree's grants
+        if (class == "read" or r.write) and strictly_within(e.path, r.path) then
           holes[#holes + 1] = { "subpath", r.path }
         end
       end

@@ -296,14 +296,19 @@ function M.home_exclusion(home, platform)
 end
 
 -- -D parameters the tree's socket denies name (profiles/50-integrations-core/*-default-deny.sb), as
--- { {name, value}, ... }, for the names `text` (the tree's assembled fragments) asks for: a tree that
+-- { {name, value}, ... }, for the names `texts` (the selected fragments' texts) ask for: a tree that
 -- does not use one gets no -D line. On Linux the backend masks the sockets those denies name.
 --   SSH_AUTH_SOCK  the agent ssh and git use; read through cordon.c.sys, whose getenv the run cache
 --                  records, so a cached run sees a new agent;
 --   RUNTIME_DIR    /run/user/UID on Linux, where rootless daemons and agents listen.
-function M.params(req, text)
+function M.params(req, texts)
   local out = {}
-  local function wants(name) return text:find('(param "' .. name .. '")', 1, true) ~= nil end
+  local function wants(name)
+    for _, text in ipairs(texts) do
+      if text:find('(param "' .. name .. '")', 1, true) then return true end
+    end
+    return false
+  end
   if wants("SSH_AUTH_SOCK") then
     local sock
     if req.environ then sock = req.environ.SSH_AUTH_SOCK else sock = require("cordon.c.sys").getenv("SSH_AUTH_SOCK") end

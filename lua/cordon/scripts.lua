@@ -50,19 +50,19 @@ end
 -- A script's rules as SBPL, each with a comment naming the line that made it. Returns the text and a
 -- map from each of its lines (1-based) to that file:line, so a decision names the script's own line.
 function M.write(rules)
-  local writer = require "cordon.c.writer"
-  local parts, lines, n = {}, {}, 0
+  local list = {}
   for i, r in ipairs(rules) do
-    local text, err, code = writer.write { { action = r.action, ops = r.ops, filters = r.filters, modifiers = r.modifiers,
-      comment = r.comment and (r.comment .. " (" .. r.source .. ")") or ("from " .. r.source) } }
-    if not text then return nil, err, code end
-    parts[i] = text
-    for _ in text:gmatch("\n") do
-      n = n + 1
-      lines[n] = r.source
-    end
+    list[i] = { action = r.action, ops = r.ops, filters = r.filters, modifiers = r.modifiers,
+                comment = r.comment and (r.comment .. " (" .. r.source .. ")") or ("from " .. r.source) }
   end
-  return table.concat(parts), lines
+  local text, at, code = require("cordon.c.writer").write(list)
+  if not text then return nil, at, code end
+  local lines, n = {}, 0
+  for i, r in ipairs(rules) do  -- a rule's comment lines and its own line name its source
+    for l = n + 1, at[i] do lines[l] = r.source end
+    n = at[i]
+  end
+  return text, lines
 end
 
 -- Steps 1–3. Returns { req, sel, list = { Script … } } (req a copy when actions changed it), or nil,
@@ -212,16 +212,15 @@ function M.on_profile(run, prof)
   return profile.new(t)
 end
 
--- Step 5: the rules of `text` (assembled so far) through every on_rules hook. Returns the sections to
--- add, { { name, reason, text } … } (none without a hook), or nil, message, code.
-function M.on_rules(run, text, params, locate)
+-- Step 5: the rules of `policy` (the cordon.Policy assembled so far) through every on_rules hook.
+-- Returns the sections to add, { { name, reason, text } … } (none without a hook), or nil, message, code.
+function M.on_rules(run, policy, locate)
   local scripts = run.list and with_hooks(run, "rules") or {}
   if #scripts == 0 then return {} end
   local ok, err, code = set_context(run, scripts)
   if not ok then return nil, err, code end
-  local policy
-  policy, err, code = require("cordon.sbpl").parse(text, "policy", params, {})
-  if not policy then return nil, err, code end
+  ok, err, code = policy:check()
+  if not ok then return nil, err, code end
   local list = {}
   for i, r in ipairs(policy:rules()) do
     list[i] = { action = r.action, ops = r.ops, filters = r.filters, modifiers = r.modifiers,

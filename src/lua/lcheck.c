@@ -82,9 +82,16 @@ static const char **read_params(lua_State *L, int idx, size_t *n) {
 
 /* The cached decider of the policy at index 1 (made on first use). The cache is a weak-keyed table in
  * the registry, so a decider lives exactly as long as its policy userdata. */
+static const char decider_key = 0;
+
+static void decider_gc_at(lua_State *L, int idx) {
+  decider_ud *u = lua_touserdata(L, idx);
+  cordon_decider_free(u->d);
+  u->d = NULL;
+}
+
 static cordon_decider *decider_for(lua_State *L, cordon_policy *p) {
-  static const char key = 0;
-  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &key) != LUA_TTABLE) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &decider_key) != LUA_TTABLE) {
     lua_pop(L, 1);
     lua_newtable(L);
     lua_createtable(L, 0, 1);
@@ -92,7 +99,7 @@ static cordon_decider *decider_for(lua_State *L, cordon_policy *p) {
     lua_setfield(L, -2, "__mode");
     lua_setmetatable(L, -2);
     lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &key);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &decider_key);
   }
   int cache = lua_gettop(L);
   lua_pushvalue(L, 1);
@@ -114,6 +121,20 @@ static cordon_decider *decider_for(lua_State *L, cordon_policy *p) {
   lua_rawset(L, cache);
   lua_settop(L, cache - 1);
   return u->d;
+}
+
+/* Drops the cached decider of the policy at `idx`: a builder that gains rules after it was read. */
+void cordon_lua_forget_decider(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &decider_key) == LUA_TTABLE) {
+    lua_pushvalue(L, idx);
+    if (lua_rawget(L, -2) == LUA_TUSERDATA) decider_gc_at(L, -1);
+    lua_pop(L, 1);
+    lua_pushvalue(L, idx);
+    lua_pushnil(L);
+    lua_rawset(L, -3);
+  }
+  lua_pop(L, 1);
 }
 
 /* ---- decide ------------------------------------------------------------------------------------- */

@@ -8,7 +8,7 @@
  *       ctx: match context table; opts: { params = { {name, value}, … }, best_effort, shared_tmp,
  *             git_safe_keys = { "core.bare", … } }
  *   describe(assembled, opts)                 -> { text = "…", plan = <table> }  (cordon explain)
- *       assembled: cordon.assemble's result ({ text, params, profile, context })
+ *       assembled: cordon.assemble's result ({ built (its cordon.Policy) or text, params, profile, context })
  *   exec(plan, argv, env, cwd)                -> becomes the command; returns only on failure:
  *       nil, "code: msg", code (backend_not_available, sandbox_setup_failed, command_not_found, …)
  *   plan:describe() -> { lines… }   plan:to_table()   plan:json()   plan:close()   tostring(plan)
@@ -300,7 +300,10 @@ static int l_compile(lua_State *L) {
 static int l_describe(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   lua_settop(L, 2);
-  lua_getfield(L, 1, "text");     /* 3 */
+  if (lua_getfield(L, 1, "built") != LUA_TUSERDATA) {  /* 3: the assembled cordon.Policy, or a text */
+    lua_pop(L, 1);
+    lua_getfield(L, 1, "text");
+  }
   lua_getfield(L, 1, "profile");  /* 4 */
   lua_getfield(L, 1, "context");  /* 5 */
   cordon_params ps = CORDON_PARAMS_INIT;
@@ -309,7 +312,7 @@ static int l_describe(lua_State *L) {
   int n = compile_at(L, 3, 4, 5, 2, &ps);
   cordon_params_free(&ps);
   if (n != 1) return n;
-  plan_ud *u = checkplan(L, -1);  /* its sources name the fragments (the text's ";; Source:" lines) */
+  plan_ud *u = checkplan(L, -1);  /* its sources name the fragments (the Policy's sections) */
   cordon_buf b = CORDON_BUF_INIT;
   cordon_lx_plan_describe(u->plan, &b);
   lua_newtable(L);

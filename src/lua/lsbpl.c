@@ -1,5 +1,6 @@
-/* src/lua/lsbpl.c — cordon.c.sbpl: parse(text, name, params, opts) → cordon.Policy, and the Policy's
- * reading methods (rules, diagnostics, count). decide and lint come from lcheck.c. */
+/* src/lua/lsbpl.c — cordon.c.sbpl: parse(text, name, params, opts) → cordon.Policy, new() → an empty
+ * one to build (lbuilder.c), and the Policy's reading methods (rules, diagnostics, count). decide and
+ * lint come from lcheck.c, the building methods from lbuilder.c. */
 #include "lua/lpolicy.h"
 #include "lua/lutil.h"
 #include "sbpl/parse.h"
@@ -7,12 +8,13 @@
 #include <stdbool.h>
 #include <string.h>
 
-typedef struct {
-  cordon_policy *p;
-} policy_ud;
+typedef cordon_lua_policy_ud policy_ud;
 
+/* A builder's rules are made here on first read; text that does not parse is misuse at this point
+ * (policy:check() reports it as a runtime failure first). */
 cordon_policy *cordon_lua_checkpolicy(lua_State *L, int idx) {
   policy_ud *u = luaL_checkudata(L, idx, CORDON_POLICY_TNAME);
+  if (u->b && !u->p && !cordon_lua_build(L, idx, u)) luaL_error(L, "%s", lua_tostring(L, -2));
   if (!u->p) luaL_error(L, "cordon.Policy is closed");
   return u->p;
 }
@@ -252,6 +254,69 @@ static int l_rules(lua_State *L) {
   return 1;
 }
 
+/* Appends to the list at the top, as { kind, path }, every literal, subpath or prefix path of `f` (at
+ * the top or inside require-any groups) lying strictly below `prefix`, with runs of '/' read as one. */
+static void push_paths_under(lua_State *L, const cordon_filter *f, const char *prefix, size_t plen, lua_Integer *n) {
+  if (f->kind == CORDON_F_ANY) {
+    for (size_t k = 0; k < f->nchildren; k++) push_paths_under(L, f->children[k], prefix, plen, n);
+    return;
+  }
+  bool path = strcmp(f->name, "literal") == 0 || strcmp(f->name, "subpath") == 0 || strcmp(f->name, "prefix") == 0;
+  if (!path || f->nargs < 1 || f->args[0].is_param) return;
+  const char *s = f->args[0].text;
+  if (!starts_collapsed(s, prefix)) return;
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (const char *c = s; *c; c++)
+    if (!(c[0] == '/' && c[1] == '/')) luaL_addchar(&b, *c);
+  luaL_pushresult(&b);
+  if (lua_rawlen(L, -1) <= plen) {
+    lua_pop(L, 1);
+    return;
+  }
+  lua_createtable(L, 2, 0);
+  lua_pushstring(L, f->name);
+  lua_rawseti(L, -2, 1);
+  lua_insert(L, -2);
+  lua_rawseti(L, -2, 2);
+  lua_rawseti(L, -2, ++*n);
+}
+
+/* path_rules(PREFIX) -> { { action, ops, paths = { {kind, path}… }, source }… }: the rules naming a path
+ * strictly below PREFIX, with only those paths (a guard over HOME reads them from the whole tree). */
+static int l_path_rules(lua_State *L) {
+  cordon_policy *p = cordon_lua_checkpolicy(L, 1);
+  size_t plen;
+  const char *prefix = luaL_checklstring(L, 2, &plen);
+  lua_newtable(L);
+  lua_Integer n = 0;
+  for (size_t i = 0; i < p->nrules; i++) {
+    const cordon_rule *r = &p->rules[i];
+    if (!r->filter || !names_path_under(r->filter, prefix, plen)) continue;
+    lua_createtable(L, 0, 4);
+    lua_newtable(L);
+    lua_Integer np = 0;
+    push_paths_under(L, r->filter, prefix, plen, &np);
+    if (np == 0) {
+      lua_pop(L, 2);
+      continue;
+    }
+    lua_setfield(L, -2, "paths");
+    lua_pushstring(L, cordon_action_name(r->action));
+    lua_setfield(L, -2, "action");
+    lua_createtable(L, (int)r->nops, 0);
+    for (size_t k = 0; k < r->nops; k++) {
+      lua_pushstring(L, r->ops[k]);
+      lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    lua_setfield(L, -2, "ops");
+    cordon_lua_pushloc(L, r->loc);
+    lua_setfield(L, -2, "source");
+    lua_rawseti(L, -2, ++n);
+  }
+  return 1;
+}
+
 static int l_diagnostics(lua_State *L) {
   cordon_policy *p = cordon_lua_checkpolicy(L, 1);
   lua_createtable(L, (int)p->ndiags, 0);
@@ -283,21 +348,27 @@ static int l_version_forms(lua_State *L) {
 
 static int l_gc(lua_State *L) {
   policy_ud *u = luaL_checkudata(L, 1, CORDON_POLICY_TNAME);
-  cordon_policy_free(u->p);
+  if (u->b) {
+    cordon_builder_free(u->b, u->p);  /* u->p is the builder's view of its rules */
+    u->b = NULL;
+  } else {
+    cordon_policy_free(u->p);
+  }
   u->p = NULL;
   return 0;
 }
 
 static int l_tostring(lua_State *L) {
   policy_ud *u = luaL_checkudata(L, 1, CORDON_POLICY_TNAME);
-  if (!u->p) lua_pushstring(L, "cordon.Policy (closed)");
+  if (u->b && !u->p) lua_pushstring(L, "cordon.Policy (builder, not read yet)");
+  else if (!u->p) lua_pushstring(L, "cordon.Policy (closed)");
   else
     lua_pushfstring(L, "cordon.Policy (%d rules, %d diagnostics)", (int)u->p->nrules, (int)u->p->ndiags);
   return 1;
 }
 
 static const luaL_Reg policy_methods[] = {
-  {"rules", l_rules}, {"diagnostics", l_diagnostics}, {"count", l_count}, {"version_forms", l_version_forms},
+  {"rules", l_rules}, {"path_rules", l_path_rules}, {"diagnostics", l_diagnostics}, {"count", l_count}, {"version_forms", l_version_forms},
   {"close", l_gc}, {NULL, NULL},
 };
 
@@ -311,18 +382,20 @@ static void policy_class(lua_State *L) {
   cordon_lua_newclass(L, CORDON_POLICY_TNAME, policy_methods, policy_meta);
   lua_getfield(L, -1, "__index");
   luaL_setfuncs(L, cordon_policy_check_methods, 0);
+  luaL_setfuncs(L, cordon_builder_methods, 0);
   lua_pop(L, 1);
 }
 
 void cordon_lua_pushpolicy(lua_State *L, cordon_policy *p) {
   policy_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->p = NULL;
+  u->b = NULL;
   policy_class(L);
   lua_setmetatable(L, -2);
   u->p = p; /* owned only once the metatable (and so __gc) is in place */
 }
 
-static const luaL_Reg sbpl_funcs[] = {{"parse", l_parse}, {NULL, NULL}};
+static const luaL_Reg sbpl_funcs[] = {{"parse", l_parse}, {"new", cordon_lua_newbuilder}, {NULL, NULL}};
 
 int cordon_open_sbpl(lua_State *L) {
   policy_class(L);

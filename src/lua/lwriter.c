@@ -1,9 +1,10 @@
 /* src/lua/lwriter.c — cordon.c.writer: quoting and IR tables → SBPL text (src/sbpl/writer.h).
  *
  *   quote(s) -> "\"…\""              quote_regex(s) -> "#\"…\""      regex_escape(s) -> regex source
- *   write(rules [, {version = bool}]) -> text
+ *   write(rules [, {version = bool}]) -> text, { line of each rule }
  * Each returns nil, "code: message", code on refused data (codes: control_char, nul, invalid_utf8,
  * too_long, bad_name, bad_rule, invalid_rule). The rule table form is docs/architecture.md's "IR rule". */
+#include "lua/lpolicy.h"
 #include "lua/lutil.h"
 #include "sbpl/writer.h"
 
@@ -178,6 +179,13 @@ static bool conv_rule(lua_State *L, cordon_policy *p, conv_error *e) {
   return true;
 }
 
+bool cordon_lua_torule(lua_State *L, cordon_policy *p, char *msg, size_t cap) {
+  conv_error e = {{0}};
+  bool ok = conv_rule(L, p, &e);
+  if (!ok) snprintf(msg, cap, "%s", e.message);
+  return ok;
+}
+
 static int l_write(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   bool version = false;
@@ -199,14 +207,25 @@ static int l_write(lua_State *L) {
   }
   cordon_buf b = CORDON_BUF_INIT;
   cordon_sbpl_write_error err;
-  cordon_sbpl_write_status st = cordon_sbpl_write_policy(pol, version, &b, &err);
-  if (st != CORDON_SBPL_WRITE_OK) {
-    cordon_buf_free(&b);
-    return cordon_lua_fail(L, cordon_sbpl_write_status_name(st), "rule %zu: %s", err.rule + 1, err.message);
+  if (version) cordon_buf_puts(&b, "(version 1)\n");
+  lua_createtable(L, (int)pol->nrules, 0);  /* each rule's line: the writer puts a rule on one line */
+  lua_Integer line = version ? 1 : 0;
+  for (size_t i = 0; i < pol->nrules; i++) {
+    size_t from = b.len;
+    cordon_sbpl_write_status st = cordon_sbpl_write_rule(&pol->rules[i], &b, &err);
+    if (st == CORDON_SBPL_WRITE_OK && b.oom) st = CORDON_SBPL_WRITE_NOMEM;
+    if (st != CORDON_SBPL_WRITE_OK) {
+      cordon_buf_free(&b);
+      return cordon_lua_fail(L, cordon_sbpl_write_status_name(st), "rule %zu: %s", i + 1, err.message);
+    }
+    for (const char *c = b.data + from; (c = memchr(c, '\n', b.len - (size_t)(c - b.data))); c++) line++;
+    lua_pushinteger(L, line);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
   lua_pushlstring(L, b.data ? b.data : "", b.len);
   cordon_buf_free(&b);
-  return 1;
+  lua_insert(L, -2);
+  return 2;
 }
 
 static const luaL_Reg writer_funcs[] = {

@@ -131,6 +131,8 @@ if [ "$(uname -s)" = Linux ] && [ "${CORDON_WITH_LINUX:-1}" = 1 ]; then  # the g
   expect "linux: config is written the way git writes it" 1 "git layout rule: config" -- --no-config --workdir "$work" file-write-data "$work/.git/config"
   expect "linux: git's objects stay writable" 0 "^allow" -- --no-config --workdir "$work" file-write-create "$work/.git/objects/ab/cd"
 fi
+expect "assembled: the deciding rule is named by its fragment and line" 1 "^00-base\.sb:[0-9]+:1: \(deny default\)" \
+  -- --no-config --platform linux --workdir "$work" file-read-data /nonexistent-cordon-test/x
 expect "assembled: -D belongs to --policy" 125 "go with --policy" -- --no-config -D X=1 file-read-data /x
 # A saved `cordon policy` brings its ";; -DKEY=VALUE" lines: check decides it without restating them.
 "$cordon" policy --no-config --workdir "$work" >"$tmp/saved.sb"

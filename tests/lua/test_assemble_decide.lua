@@ -1,5 +1,6 @@
--- tests/lua/test_assemble_decide.lua — an assembled policy answers decisions itself: :decide parses the
--- text with its parameters once (lazily) and answers like cordon.Policy:decide; the table stays data.
+-- tests/lua/test_assemble_decide.lua — an assembled policy answers decisions itself: :decide reads its
+-- builder's rules (text sections parsed once, lazily) and answers like the parsed text; the table stays
+-- data.
 local t = require "harness"
 local cordon = require "cordon"
 
@@ -18,7 +19,14 @@ t.test("decide answers like the parsed policy, with the deciding rule", function
     local got, grule, details = a:decide(q[1], q[2])
     t.eq(got, want, q[1] .. " " .. q[2])
     t.eq(type(grule), type(wrule))
-    if type(grule) == "table" and grule.source then t.eq(grule.source, wrule.source) end
+    if type(grule) == "table" and grule.source then
+      t.eq(grule.text, wrule.text, "the same rule")
+      -- the text's "assembled:LINE:COL" is the builder's "SECTION:LINE:COL" of the same rule
+      local line = tonumber(wrule.source:match("^assembled:(%d+):"))
+      local at
+      for _, s in ipairs(a.sources) do if s.line < line then at = s end end
+      t.eq(grule.source, at.name .. ":" .. (line - at.line) .. ":" .. wrule.source:match(":(%d+)$"))
+    end
     t.eq(type(details), "table")
   end
   t.eq(a:decide("file-write-data", "/w/src/a.c"), "allow")

@@ -211,5 +211,17 @@ t.test("a fragment the guards cannot read is an error with its own file:line", f
   t.ok(err:find("55-integrations-optional/broken.sb:3:1:", 1, true), err)
 end)
 
+t.test("inside a root within HOME, only the selected fragments decide: an integration left off opens nothing", function()
+  -- cloud-credentials (not enabled) grants ~/.config/gcloud reads; --add-dirs ~/.config must not inherit it
+  local p = asm { workdir = "/w", add_dirs = { "/h/.config" } }
+  expect(p, "file-read-data", "/h/.config/gcloud/credentials.db", "deny")
+  expect(p, "file-read-data", "/h/.config/gh/hosts.yml", "deny")
+  expect(p, "file-write-data", "/h/.config/other-tool/settings", "allow")
+  local docker = asm { workdir = "/w", add_dirs = { "/h/.docker" } }
+  expect(docker, "file-read-data", "/h/.docker/config.json", "deny")
+  local enabled = asm { workdir = "/w", add_dirs = { "/h/.config" }, enable = { "cloud-credentials" } }
+  expect(enabled, "file-read-data", "/h/.config/gcloud/credentials.db", "allow")
+end)
+
 os.execute("rm -rf '" .. tmp .. "'")
 return t.finish()

@@ -150,16 +150,12 @@ local function load_policy(opts)
   return M.parse_assembled(assembled)
 end
 
--- An assembled policy parsed for deciding: policy, describe, platform (as load_policy returns them).
+-- An assembled policy ready for deciding: policy, describe, platform (as load_policy returns them).
 function M.parse_assembled(assembled)
-  local p, perr = require("cordon.sbpl").parse(assembled.text, "assembled", assembled.params)
+  local p, perr = assembled:policy()
   if not p then return nil, "the assembled policy does not parse: " .. tostring(perr) end
-  -- assembled line -> the fragment (or the profile script's line) it came from, as Assembled:locate says
-  local locate = require("cordon.assemble").Assembled.locate
-  return p, function(source)
-    if not (source and source:match("^assembled:%d+:")) then return nil end
-    return locate(assembled, source)
-  end, assembled.platform
+  -- a rule's section line -> the fragment (or the profile script's line) it came from (Assembled:locate)
+  return p, function(source) return assembled:locate(source) end, assembled.platform
 end
 
 -- Seatbelt sees absolute paths only, so a relative TARGET for a path operation can never match a
