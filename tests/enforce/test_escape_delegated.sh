@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/enforce/test_escape_delegated.sh — protected files that handed their power to something nobody
 # protected (found by the seventh session's attack): a commondir planted in the workdir's .git borrowing
-# another repository's relative hooksPath; an allowed .envrc that sources a work-tree file (direnv);
+# another repository's relative hooksPath; a stopped rebase's or cherry-pick's options naming a merge
+# strategy program (git-merge-../x) the sandbox wrote; an allowed .envrc that sources a work-tree file (direnv);
 # shell history typed in a full-access run and read by a read-only run elsewhere; agents' project
 # settings that make the agent run commands at its next start. Each case plants from inside, then runs
 # the host's own ordinary command (git commit, direnv's export) and checks for its marker; the controls
@@ -25,6 +26,42 @@ for u in $USERS; do
   as "$u" "$W" "$H" sh -c "printf '%s\n' '$X/.git' >.git/commondir"
   host "$u" git -c user.email=t@e -c user.name=t commit -q --allow-empty -m y >/dev/null 2>&1
   check "$u/commondir: control: written outside, the borrowed hooksPath runs" test -e "$O/marker"
+
+  # a stopped rebase's strategy file naming a program the sandbox wrote (git-merge-../x), written in
+  # place and renamed over; then the same through sequencer/opts for a stopped cherry-pick
+  for how in write rename; do
+    new_case "$u"
+    as "$u" "$W" "$H" sh -c 'for i in 1 2 3; do echo $i >f$i; git add f$i; git -c user.email=t@e -c user.name=t commit -qm c$i; done'
+    if [ $how = write ]; then put="printf '%s\n' ../x >.git/rebase-merge/strategy"
+    else put="printf '%s\n' ../x >.git/rebase-merge/s.tmp && mv .git/rebase-merge/s.tmp .git/rebase-merge/strategy"; fi
+    sbx "$u" -- sh -c "GIT_SEQUENCE_EDITOR='sed -i 1s/^pick/edit/' git -c user.email=t@e -c user.name=t rebase -q -i HEAD~2 >/dev/null 2>&1
+      git -c user.email=t@e -c user.name=t commit -q --amend -m c2-amended
+      $put
+      mkdir -p 'git-merge-..' && printf '$hook' '$O/marker' >git-merge-../x && chmod +x git-merge-../x" >/dev/null 2>&1
+    expect_eq "$u/rebase-strategy-$how: the rebase stopped inside (the premise)" "$(test -d "$W/.git/rebase-merge" && echo stopped)" "stopped"
+    host "$u" git -c user.email=t@e -c user.name=t rebase --continue >/dev/null 2>&1
+    check "$u/rebase-strategy-$how: the host's git rebase --continue runs no program a strategy file written inside names" test ! -e "$O/marker"
+    expect_eq "$u/rebase-strategy-$how: the rebase finished on the host" "$(test -d "$W/.git/rebase-merge" || echo done)" "done"
+  done
+  new_case "$u"
+  as "$u" "$W" "$H" sh -c 'git checkout -qb side; for i in 1 2; do echo s$i >s$i; git add s$i; git -c user.email=t@e -c user.name=t commit -qm s$i; done
+    git checkout -q -; echo other >s2; git add s2; git -c user.email=t@e -c user.name=t commit -qm conflict'
+  sbx "$u" -- sh -c "git -c user.email=t@e -c user.name=t cherry-pick HEAD..side >/dev/null 2>&1
+    test -d .git/sequencer && echo stopped >.cherry-stopped
+    git config -f .git/sequencer/opts options.strategy ../x
+    mkdir -p 'git-merge-..' && printf '$hook' '$O/marker' >git-merge-../x && chmod +x git-merge-../x" >/dev/null 2>&1
+  expect_eq "$u/cherry-pick-opts: the cherry-pick stopped inside on a conflict (the premise)" "$(cat "$W/.cherry-stopped" 2>/dev/null)" stopped
+  host "$u" sh -c 'echo resolved >s2; git add s2; git -c user.email=t@e -c user.name=t -c core.editor=true cherry-pick --continue' >/dev/null 2>&1
+  check "$u/cherry-pick-opts: the host's cherry-pick --continue runs no program sequencer/opts written inside names" test ! -e "$O/marker"
+  # control: the same strategy file written outside is run by the host's rebase --continue
+  new_case "$u"
+  as "$u" "$W" "$H" sh -c 'for i in 1 2 3; do echo $i >f$i; git add f$i; git -c user.email=t@e -c user.name=t commit -qm c$i; done'
+  as "$u" "$W" "$H" sh -c "GIT_SEQUENCE_EDITOR='sed -i 1s/^pick/edit/' git -c user.email=t@e -c user.name=t rebase -q -i HEAD~2 >/dev/null 2>&1
+    git -c user.email=t@e -c user.name=t commit -q --amend -m c2-amended
+    printf '%s\n' ../x >.git/rebase-merge/strategy
+    mkdir -p 'git-merge-..' && printf '$hook' '$O/marker' >git-merge-../x && chmod +x git-merge-../x" >/dev/null 2>&1
+  host "$u" git -c user.email=t@e -c user.name=t rebase --continue >/dev/null 2>&1
+  check "$u/rebase-strategy: control: written outside, the strategy's program runs at rebase --continue" test -e "$O/marker"
 
   # an allowed .envrc that sources a work-tree file (direnv's source_env_if_exists)
   if command -v direnv >/dev/null; then

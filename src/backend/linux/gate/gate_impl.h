@@ -85,6 +85,7 @@ typedef enum {
   GIT_PLAIN = 0,   /* no git rule names it */
   GIT_CONFIG,      /* config or config.worktree in a git directory */
   GIT_SEQUENCER_LIST,        /* rebase-merge/git-rebase-todo or sequencer/todo in a git directory */
+  GIT_SEQUENCER_OPTS,        /* rebase-merge/strategy, strategy_opts or sequencer/opts: they name a merge program */
   GIT_HOOK,        /* a name in a git directory's hooks/ that does not end in .sample */
   GIT_HOOKS_DIR,   /* the name hooks in a git directory */
   GIT_PIECE,       /* objects, refs, HEAD or commondir in a directory that is not a git directory */

@@ -106,6 +106,9 @@ git_kind git_name_kind(int dir, const char *dpath, const char *name) {
   if (ci_eq(b, "hooks") && !git_name_sample(name) && parent_is_gitdir(dir, dpath)) return GIT_HOOK;
   bool todo = (ci_eq(b, "rebase-merge") && ci_eq(name, "git-rebase-todo")) || (ci_eq(b, "sequencer") && ci_eq(name, "todo"));
   if (todo && parent_is_gitdir(dir, dpath)) return GIT_SEQUENCER_LIST;
+  bool opts = (ci_eq(b, "rebase-merge") && (ci_eq(name, "strategy") || ci_eq(name, "strategy_opts"))) ||
+              (ci_eq(b, "sequencer") && ci_eq(name, "opts"));
+  if (opts && parent_is_gitdir(dir, dpath)) return GIT_SEQUENCER_OPTS;
   bool special = is_config(name) || ci_eq(name, "hooks") || is_piece(name);
   if (!special) return ci_eq(name, ".git") ? GIT_GITDIR : GIT_PLAIN;
   bool gitdir = git_is_gitdir(dir, dpath);
@@ -118,6 +121,7 @@ const char *git_rule_name(git_kind k) {
   switch (k) {
   case GIT_CONFIG: return "git layout rule: config";
   case GIT_SEQUENCER_LIST: return "git layout rule: sequencer todo list";
+  case GIT_SEQUENCER_OPTS: return "git layout rule: sequencer options";
   case GIT_HOOK: return "git layout rule: hooks";
   case GIT_HOOKS_DIR: return "git layout rule: hooks directory";
   case GIT_PIECE: return "git layout rule: no repository from parts";
@@ -135,6 +139,10 @@ static const char *const CONFIG = "git config runs commands (core.fsmonitor, ali
                                   "run git config outside the sandbox";
 static const char *const SEQUENCER_LIST = "a sequencer todo list may only be replaced by renaming a checked file over it, "
                                 "never written in place (its exec lines run when the user continues)";
+static const char *const SEQUENCER_OPTS = "a rebase's or cherry-pick's options name the merge program git runs when "
+                                "the user continues (git-merge-<strategy>), so they are made only by renaming a "
+                                "checked file over them, with one of git's own strategies; start a rebase with -s "
+                                "or -X outside the sandbox";
 static const char *const HOOKS_DIR = "hooks in a git directory must be a directory made here or moved in with only "
                                      "*.sample files (a link could lead git to hooks written elsewhere)";
 static const char *const PIECE = "this directory holds a config or hooks, and this name would make git treat it as "
@@ -148,6 +156,7 @@ const char *git_create_refusal(cordon_lx_gate *g, int dir, const char *dpath, co
   case GIT_HOOK: return HOOK_NEW;
   case GIT_CONFIG: return how == GIT_RENAME_FILE ? NULL : CONFIG;
   case GIT_SEQUENCER_LIST: return how == GIT_RENAME_FILE ? NULL : SEQUENCER_LIST;
+  case GIT_SEQUENCER_OPTS: return how == GIT_RENAME_FILE ? NULL : SEQUENCER_OPTS;
   case GIT_HOOKS_DIR: return how == GIT_MKDIR || how == GIT_RENAME_DIR ? NULL : HOOKS_DIR;
   case GIT_PIECE: return holds_config_or_hooks(dir) ? PIECE : NULL;
   default: return NULL;
@@ -164,6 +173,7 @@ const char *git_existing_refusal(cordon_lx_gate *g, int dir, const char *dpath, 
   /* execute bits on a config mean nothing to git, and git init flips one to learn core.filemode */
   case GIT_CONFIG: return op == GIT_REPLACE || op == GIT_CHMOD_EXEC ? NULL : CONFIG;
   case GIT_SEQUENCER_LIST: return op == GIT_REPLACE || op == GIT_REMOVE ? NULL : SEQUENCER_LIST;
+  case GIT_SEQUENCER_OPTS: return op == GIT_REPLACE || op == GIT_REMOVE ? NULL : SEQUENCER_OPTS;
   case GIT_HOOKS_DIR:
     if (op != GIT_REMOVE && op != GIT_MOVE_AWAY && op != GIT_REPLACE) return NULL;
     return st && S_ISDIR(st->st_mode) && git_hooks_has_code(dir, name) ? HOOK_OLD : NULL;

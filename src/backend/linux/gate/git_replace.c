@@ -122,6 +122,45 @@ static bool config_ok(cordon_lx_gate *g, const char *gitdir, const char *before,
   return ok;
 }
 
+/* git's own merge strategies: any other name makes git run git-merge-<name>, a path if it holds a '/'. */
+static bool builtin_strategy(const char *v, size_t n) {
+  static const char *const own[] = {"ort", "recursive", "resolve", "octopus", "ours", "subtree"};
+  for (size_t i = 0; i < sizeof own / sizeof *own; i++)
+    if (strlen(own[i]) == n && strncmp(own[i], v, n) == 0) return true;
+  return false;
+}
+
+/* Whether sequencer options name only git's own strategies: rebase-merge/strategy is the name on one line,
+ * strategy_opts its -X arguments (kept as they are), sequencer/opts a config whose options.strategy is
+ * the name. */
+static bool opts_ok(const char *name, const char *text, size_t n, char *why, size_t cap) {
+  if (strcasecmp(name, "strategy_opts") == 0) return true;
+  if (strcasecmp(name, "strategy") == 0) {
+    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == ' ' || text[n - 1] == '\t')) n--;
+    if (builtin_strategy(text, n)) return true;
+    snprintf(why, cap, "the strategy is not one of git's own (ort, recursive, resolve, octopus, ours, subtree), "
+             "so git would run a program of that name when the rebase continues");
+    return false;
+  }
+  cordon_gitconfig c = {0};
+  char err[160];
+  if (!cordon_gitconfig_parse(text, n, &c, err, sizeof err)) {
+    snprintf(why, cap, "the options do not parse (%s)", err);
+    return false;
+  }
+  bool ok = true;
+  for (size_t i = 0; ok && i < c.count; i++) {
+    const cordon_gitconfig_entry *e = &c.items[i];
+    if (strcmp(e->section, "options") != 0 || strcmp(e->key, "strategy") != 0) continue;
+    ok = e->value && builtin_strategy(e->value, strlen(e->value));
+    if (!ok)
+      snprintf(why, cap, "options.strategy (line %u) is not one of git's own strategies, so git would run a "
+               "program of that name when the cherry-pick or revert continues", e->line);
+  }
+  cordon_gitconfig_free(&c);
+  return ok;
+}
+
 /* Whether a todo list holds an exec line (first word x or exec): git runs those when the user continues. */
 static bool todo_ok(const char *text, char *why, size_t cap) {
   unsigned line = 1;
@@ -180,7 +219,7 @@ int git_replace(gate_call *c, git_kind kind, int sdir, const char *sname, const 
   if (!same_dir(sdir, dir) || (kind == GIT_CONFIG && strcmp(sname, lock) != 0)) {
     snprintf(why, sizeof why, kind == GIT_CONFIG ? "a git config may only be replaced by renaming %s over it, as git "
                                                    "does; run git config outside the sandbox"
-                                                 : "a todo list may only be replaced by a file from its own "
+                                                 : "a todo list or options file may only be replaced by a file from its own "
                                                    "directory (%s)", kind == GIT_CONFIG ? lock : "the same one");
     gate_refuse(g, what, dpath, why, git_rule_name(kind));
     return -EPERM;
@@ -206,8 +245,9 @@ int git_replace(gate_call *c, git_kind kind, int sdir, const char *sname, const 
   }
   char gitdir[GATE_PATH_MAX];
   int prc = kind == GIT_CONFIG ? gate_fd_path(g, dir, gitdir, sizeof gitdir) : 0;
-  bool ok = kind == GIT_CONFIG ? config_ok(g, prc < 0 ? NULL : gitdir, before, nb, after, na, why, sizeof why)
-                               : todo_ok(after, why, sizeof why);
+  bool ok = kind == GIT_CONFIG           ? config_ok(g, prc < 0 ? NULL : gitdir, before, nb, after, na, why, sizeof why)
+            : kind == GIT_SEQUENCER_OPTS ? opts_ok(name, after, na, why, sizeof why)
+                                         : todo_ok(after, why, sizeof why);
   int rc = -EPERM;
   if (!ok) gate_refuse(g, what, dpath, why, git_rule_name(kind));
   else if ((rc = install(g, dir, name, after, na, sst.st_mode)) == 0)
@@ -246,7 +286,10 @@ static const char *tree_check(cordon_lx_gate *g, int fd, const char *dname, size
     bool todo = (strcasecmp(dname, "rebase-merge") == 0 && strcasecmp(n, "git-rebase-todo") == 0) ||
                 (strcasecmp(dname, "sequencer") == 0 && strcasecmp(n, "todo") == 0);
     bool config = strcasecmp(n, "config") == 0 || strcasecmp(n, "config.worktree") == 0;
+    bool opts = (strcasecmp(dname, "rebase-merge") == 0 && (strcasecmp(n, "strategy") == 0 || strcasecmp(n, "strategy_opts") == 0)) ||
+                (strcasecmp(dname, "sequencer") == 0 && strcasecmp(n, "opts") == 0);
     if (strcasecmp(dname, "hooks") == 0 && !git_name_sample(n)) bad = "it holds a hook (hooks/ may hold only *.sample)";
+    else if (opts) bad = "it holds a rebase's or cherry-pick's options, which name the merge program git runs";
     else if (strcasecmp(n, "hooks") == 0 && !is_dir) bad = "its hooks is not a directory";
     else if ((config || todo) && !is_dir) {
       size_t len;
