@@ -18,6 +18,7 @@
 #include "backend/linux/limits.h"
 #include "backend/manager.h"
 #include "backend/seatbelt.h"
+#include "core/exit_status.h"
 #include "lua/lprofile.h"
 #include "lua/lutil.h"
 
@@ -480,8 +481,7 @@ static int l_exec(lua_State *L) {
     lua_pushinteger(L, status);
     return 1;
   }
-  const char *code = status == 127 ? "command_not_found" : status == 126 ? "command_not_executable"
-                                                                          : "sandbox_setup_failed";
+  const char *code = cordon_exit_code_of(status);
   cordon_lua_fail(L, code, "%s", cordon_buf_str(&msg) ? cordon_buf_str(&msg) : code);
   cordon_buf_free(&msg);
   lua_pushinteger(L, status);
