@@ -1,8 +1,4 @@
-/* src/backend/linux/backend.c — the Linux backend for the sandbox manager (src/backend/backend.h).
- *
- * transform: parse the assembled policy (if any), compile it with the profile into a plan, and check the
- * kernel can enforce it (backend_not_available otherwise, with a hint). exec: apply the plan and execve.
- * The request's argv is the command itself: nothing else runs in between. */
+/* src/backend/linux/backend.c — the Linux backend for the sandbox manager (src/backend/backend.h) */
 #include "backend/backend.h"
 #include "backend/linux/linux.h"
 #include "backend/linux/runcache.h"
