@@ -1,20 +1,4 @@
-/* src/lua/llinux.c — cordon.c.linux: the Linux backend from Lua.
- *
- *   probe()                                   -> { abi, kernel, userns, ok, message }
- *   compile(policy, profile, ctx, opts)       -> cordon.LinuxPlan
- *       policy: SBPL text or a cordon.Policy, which alone decides the files (an assembled one carries the
- *       profile's section), or nil: the profile's entries and its protected entries (cordon.standard);
- *       profile: cordon.Profile or table form (its kind and network count either way);
- *       ctx: match context table; opts: { params = { {name, value}, … }, best_effort, shared_tmp,
- *             git_safe_keys = { "core.bare", … } }
- *   describe(assembled, opts)                 -> { text = "…", plan = <table> }  (cordon explain)
- *       assembled: cordon.assemble's result ({ built (its cordon.Policy) or text, params, profile, context })
- *   exec(plan, argv, env, cwd)                -> becomes the command; returns only on failure:
- *       nil, "code: msg", code (backend_not_available, sandbox_setup_failed, command_not_found, …)
- *   plan:describe() -> { lines… }   plan:to_table()   plan:json()   plan:close()   tostring(plan)
- *   git_layout(path, "create"|"write"|"remove") -> nil | why, rule: git's layout rules (the gate's) on
- *       one write at path, looking at the disk as the gate would; `cordon check` asks it for Linux
- *   plan:gate(path) -> { write, create, remove, connect }: what the gate decides there */
+/* src/lua/llinux.c — cordon.c.linux: the Linux backend from Lua */
 #include "backend/linux/gate.h"
 #include "backend/linux/linux.h"
 #include "core/exit_status.h"
