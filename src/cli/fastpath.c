@@ -1,9 +1,4 @@
-/* src/cli/fastpath.c — the run cache's two ends in the CLI: the hit (replay, apply the stored plan,
- * exec; no Lua state at all) and the arming of the recorder for a miss.
- *
- * Safety: a hit needs the exact key (argv, environment, ids, cwd, binary, kernel), an entry the caller
- * owns and nobody else can write, and every recorded observation and compiler stat to give the same
- * answer again. Anything else is a miss, and a miss is the ordinary, always-correct Lua path. */
+/* src/cli/fastpath.c — the run cache's two ends in the CLI: the Lua-free hit, and arming the recorder for a miss */
 #include "cli/fastpath.h"
 
 #if CORDON_WITH_LINUX
