@@ -10,11 +10,21 @@
 set(CORDON_LUA_CMOD_DIR "${CMAKE_INSTALL_LIBDIR}/lua/5.4" CACHE STRING
     "where cordon.so goes, under the prefix (a directory on Lua 5.4's package.cpath)")
 
-# Only the public header set: cordon.h and what it includes.
-set(CORDON_PUBLIC_HEADERS
-    cordon.h core/buf.h core/path.h core/profile.h core/boundary.h core/session.h sbpl/ir.h sbpl/ops.h
-    sbpl/match.h sbpl/parse.h sbpl/writer.h sbpl/decide.h sbpl/lint.h backend/backend.h backend/manager.h
-    backend/seatbelt.h backend/linux/plan.h)
+# Only the public header set: cordon.h and what it includes, followed through every "…" include.
+set(CORDON_PUBLIC_HEADERS "")
+set(pending cordon.h)
+while(pending)
+  list(POP_FRONT pending h)
+  if(h IN_LIST CORDON_PUBLIC_HEADERS)
+    continue()
+  endif()
+  list(APPEND CORDON_PUBLIC_HEADERS ${h})
+  file(STRINGS ${CMAKE_SOURCE_DIR}/src/${h} includes REGEX "^#include \"")
+  foreach(line ${includes})
+    string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" inc "${line}")
+    list(APPEND pending ${inc})
+  endforeach()
+endwhile()
 foreach(h ${CORDON_PUBLIC_HEADERS})
   get_filename_component(dir ${h} DIRECTORY)
   install(FILES src/${h} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cordon/${dir})

@@ -1,14 +1,4 @@
-/* cordon.h — the public C API of libcordon.
- *
- * cordon is a sandbox engine for coding agents: permission profiles, execution boundaries, SBPL
- * (Seatbelt) reading, writing, deciding and linting, the sandbox manager with its macOS Seatbelt and
- * Linux (Landlock + mount namespace + seccomp) backends. The policy logic (legacy modes, selection,
- * staged assembly) is Lua: a C host reaches it through luaopen_cordon() on its own lua_State.
- *
- *   cc app.c $(pkg-config --cflags --libs cordon)
- *
- * Conventions: callers own memory; every status enum has a *_name() that gives the string shown to
- * users; nothing here has hidden global state. */
+/* cordon.h — the public C API of libcordon */
 #ifndef CORDON_H
 #define CORDON_H
 

@@ -8,8 +8,6 @@ local trim = require("cordon.text").trim
 
 local M = {}
 
-M.RUNNERS = { npx = true, uvx = true, bunx = true, pipx = true }
-
 local function bad(msg) return nil, "invalid_request: " .. msg, "invalid_request" end
 
 -- Control bytes would break out of a comment or a string in SBPL, and no real path needs them.

@@ -1,14 +1,4 @@
-/* src/backend/backend.h — the platform backend interface, its typed failures, and the registry.
- *
- * A backend turns a sandbox command (argv, cwd, env, profile, match context, optionally a policy that
- * assembly already built) into an exec request: the argv/env to execve, plus a backend-specific plan.
- * Backends never run anything at transform time, never ask the user, and never fall back to running
- * unsandboxed: every failure is a typed status (docs/seatbelt-backend.md, "Failures").
- *
- * Backends shipped with cordon:
- *   - macos-seatbelt (src/backend/seatbelt.h): wraps argv with /usr/bin/sandbox-exec;
- *   - linux (src/backend/linux/, owner: the Linux helper): defines cordon_linux_backend().
- * The manager (src/backend/manager.h) picks one by platform from a registry. */
+/* src/backend/backend.h — the platform backend interface, its typed failures, and the registry */
 #ifndef CORDON_BACKEND_H
 #define CORDON_BACKEND_H
 #include "backend/linux/plan.h"

@@ -1,15 +1,4 @@
-/* src/backend/manager.h — the sandbox manager: should this command be sandboxed, by which backend, and
- * what exactly to execve.
- *
- * Preference:
- *   auto    — sandbox exactly when cordon_profile_requires_sandbox (a managed profile whose filesystem
- *             or network is restricted); otherwise run on the host ("none");
- *   require — always select the platform backend, whatever the profile;
- *   forbid  — run on the host, but only when the profile does not require a sandbox: a restricted
- *             profile with forbid is sandbox_required. cordon never downgrades to host execution.
- * Platform: "darwin" → macos-seatbelt, "linux" → the Linux backend (backend_not_implemented while it is
- * not linked in), anything else → unsupported_platform when a sandbox is needed.
- * The manager never spawns, retries, or asks; cordon_exec is the separate step that runs a request. */
+/* src/backend/manager.h — the sandbox manager: whether to sandbox a command, with which backend, and what to execve */
 #ifndef CORDON_MANAGER_H
 #define CORDON_MANAGER_H
 #include "backend/backend.h"

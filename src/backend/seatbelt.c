@@ -1,5 +1,4 @@
-/* src/backend/seatbelt.c — the macOS Seatbelt backend: profile → IR rules → SBPL, and the sandbox-exec
- * wrapper. The rule-by-rule meaning of what is emitted is in docs/seatbelt-backend.md. */
+/* src/backend/seatbelt.c — the macOS Seatbelt backend: profile → IR rules → SBPL, and the sandbox-exec wrapper */
 #include "backend/seatbelt.h"
 
 #include "backend/seatbelt_build.h"

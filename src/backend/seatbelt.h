@@ -1,9 +1,4 @@
-/* src/backend/seatbelt.h — the macOS Seatbelt backend: permission profile → SBPL, argv → sandbox-exec.
- *
- * The policy is built as IR rules (src/sbpl/ir.h) and written by the one writer (src/sbpl/writer.h);
- * every path that varies per run is a -D parameter (READABLE_ROOT_i, WRITABLE_ROOT_i, DENIED_PATH_i),
- * never pasted into the text. What the emitted policy means, rule by rule, is in
- * docs/seatbelt-backend.md. */
+/* src/backend/seatbelt.h — the macOS Seatbelt backend: permission profile → SBPL, argv → sandbox-exec */
 #ifndef CORDON_SEATBELT_H
 #define CORDON_SEATBELT_H
 #include "backend/backend.h"

@@ -1,5 +1,4 @@
-/* src/backend/seatbelt_build.c — the IR builders the Seatbelt backend writes its rules with. The base
- * policy itself is the profile tree's (00-base.sb, 10-system-runtime.sb, 20-network.sb; seatbelt.c). */
+/* src/backend/seatbelt_build.c — the IR builders the Seatbelt backend writes its rules with */
 #include "backend/seatbelt_build.h"
 
 #include <stdlib.h>

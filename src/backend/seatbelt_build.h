@@ -1,8 +1,4 @@
-/* src/backend/seatbelt_build.h — small IR builders shared by the Seatbelt backend's files (internal).
- *
- * A builder collects rules into a policy. Every constructor returns NULL and marks the builder failed
- * when memory runs out; sb_rule then frees what it was given, so callers can nest constructors without
- * checking each one, and check `b->oom` once at the end. */
+/* src/backend/seatbelt_build.h — small IR builders shared by the Seatbelt backend's files (internal) */
 #ifndef CORDON_SEATBELT_BUILD_H
 #define CORDON_SEATBELT_BUILD_H
 #include "sbpl/ir.h"

@@ -1,9 +1,4 @@
-/* src/cli/fastpath.c — the run cache's two ends in the CLI: the hit (replay, apply the stored plan,
- * exec; no Lua state at all) and the arming of the recorder for a miss.
- *
- * Safety: a hit needs the exact key (argv, environment, ids, cwd, binary, kernel), an entry the caller
- * owns and nobody else can write, and every recorded observation and compiler stat to give the same
- * answer again. Anything else is a miss, and a miss is the ordinary, always-correct Lua path. */
+/* src/cli/fastpath.c — the run cache's two ends in the CLI: the Lua-free hit, and arming the recorder for a miss */
 #include "cli/fastpath.h"
 
 #if CORDON_WITH_LINUX
@@ -11,6 +6,7 @@
 #include "backend/linux/linux.h"
 #include "backend/linux/runcache.h"
 #include "backend/linux/seccomp.h"
+#include "core/exit_status.h"
 #endif
 #include "core/record.h"
 
@@ -98,9 +94,8 @@ static int fastpath_run(int argc, char **argv, bool exec_follows) {
   cordon_lx_landlock_ahead_free(&ahead);
   /* Only a command that could not be started comes back: report it as the Lua path does (run.lua,
    * lmanager.c): the code follows from the exit status. */
-  int status = st == CORDON_LX_NOT_FOUND ? 127 : st == CORDON_LX_NOT_EXECUTABLE ? 126 : 125;
-  const char *code = status == 127 ? "command_not_found" : status == 126 ? "command_not_executable"
-                                                                          : "sandbox_setup_failed";
+  int status = cordon_exit_status_of(cordon_lx_status_name(st));
+  const char *code = cordon_exit_code_of(status);
   const char *text = cordon_buf_str(&msg);
   fprintf(stderr, "cordon: %s: %s\n", code, text && *text ? text : code);
   cordon_buf_free(&msg);

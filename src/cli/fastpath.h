@@ -1,5 +1,4 @@
-/* src/cli/fastpath.h — `cordon run` without Lua when nothing it depends on changed (the run cache,
- * src/backend/linux/runcache.h; docs/linux-backend.md, "The run cache"). */
+/* src/cli/fastpath.h — `cordon run` without Lua when nothing it depends on changed (docs/linux-backend.md) */
 #ifndef CORDON_FASTPATH_H
 #define CORDON_FASTPATH_H
 #include <lua.h>

@@ -1,10 +1,4 @@
-/* src/cli/interrupt.c — Ctrl-C for `cordon repl`: SIGINT stops the running chunk, not the process.
- *
- *   interruptible(fn, ...) -> true, results... | false, error   (like pcall; Ctrl-C gives "interrupted")
- *   take_interrupt() -> true once after a SIGINT arrived outside a chunk (at the prompt), else false
- *
- * The handler does what lua.c does: it only sets a hook (lua_sethook is safe in a signal handler), and
- * the hook raises the error at the next Lua instruction, where the state is consistent. */
+/* src/cli/interrupt.c — Ctrl-C for `cordon repl`: SIGINT stops the running chunk, not the process */
 #include "cli/cli.h"
 
 #include <lauxlib.h>

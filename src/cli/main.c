@@ -1,7 +1,4 @@
-/* src/cli/main.c — the cordon executable: a Lua 5.4 state with the cordon module, running cordon.cli.
- * Argument parsing and every subcommand live in lua/cordon/cli/; this file only boots them and turns a
- * Lua error into exit 125 (cordon's own error), so nothing runs when the driver itself fails. The one
- * exception is a `cordon run` the run cache answers (fastpath.h), which never starts Lua. */
+/* src/cli/main.c — the cordon executable: a Lua 5.4 state with the cordon module, running cordon.cli */
 #include "cli/cli.h"
 #include "cli/fastpath.h"
 #include "lua/lutil.h"

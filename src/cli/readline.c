@@ -1,11 +1,4 @@
-/* src/cli/readline.c — cordon.c.readline: libedit line editing for `cordon repl`.
- *
- *   readline(prompt) -> line | nil at end of input | false when Ctrl-C discarded the line
- *   add_history(line)     set_completer(fn)   fn(word, line_before) -> { full candidates… } | "files"
- *   interruptible(fn, …), take_interrupt()                    (interrupt.c)
- * The history file itself is kept by the Lua side (lua/cordon/cli/history.lua), one line per entry.
- * Which names complete is policy, in lua/cordon/cli/complete.lua; this file only hands libedit the
- * word under the cursor and the candidates back. */
+/* src/cli/readline.c — cordon.c.readline: libedit line editing for `cordon repl` */
 #include "cli/cli.h"
 #include "lua/lutil.h"
 

@@ -1,10 +1,4 @@
-/* src/core/boundary.h — the execution boundary: what a session may currently do, and how it grows.
- *
- * A boundary is {kind, mode, profile, context, revision}. The genesis boundary has revision 0. It only
- * grows through *expansions* (additive: read/write grants on paths, and/or network enabled), each first
- * *assessed* as conflict (it overlaps an explicit deny, or would make protected metadata writable), noop
- * (already covered) or apply. Applying one raises the revision by exactly 1; revisions never go down.
- * The JSON form (boundary_json.c) is the stored form: strict, size-capped, unknown keys rejected. */
+/* src/core/boundary.h — the execution boundary: what a session may currently do, and how it grows */
 #ifndef CORDON_BOUNDARY_H
 #define CORDON_BOUNDARY_H
 #include "core/buf.h"

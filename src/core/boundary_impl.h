@@ -1,5 +1,4 @@
-/* src/core/boundary_impl.h — the boundary struct, shared by boundary.c, boundary_assess.c and
- * boundary_json.c only. Everyone else goes through boundary.h. */
+/* src/core/boundary_impl.h — the boundary struct, private to boundary.c, boundary_assess.c and boundary_json.c */
 #ifndef CORDON_BOUNDARY_IMPL_H
 #define CORDON_BOUNDARY_IMPL_H
 #include "core/boundary.h"

@@ -1,14 +1,4 @@
-/* src/core/boundary_json.c — the stored form of a boundary, through jansson.
- *
- *   {"version":1,"kind":"managed","mode":"ask","revision":2,
- *    "context":{"cwd":"/w","workspace_roots":["/w"],"tmpdir":"/t","home":"/h"},
- *    "profile":{"kind":"managed","name":"workspace-write","network":"restricted",
- *               "filesystem":{"kind":"restricted","entries":[{"special":":root","access":"read","match":"subtree"}],
- *                             "protected_metadata":[".git"]}}}
- *
- * Decoding is strict: unknown keys, wrong types, duplicate keys and trailing bytes are errors that say
- * where, and "kind" must agree with what the profile implies (a stored bypass on a restricted profile is
- * a tampered or corrupt file, not something to guess about). */
+/* src/core/boundary_json.c — the stored form of a boundary, through jansson */
 #include "core/boundary_impl.h"
 
 #include "core/path.h"

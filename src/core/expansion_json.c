@@ -1,8 +1,4 @@
-/* src/core/expansion_json.c — the stored form of an expansion (a session request), through jansson.
- *
- *   {"network":true,"filesystem":[{"path":"/data","access":"write","scope":"subtree"}]}
- *
- * Decoding validates every grant again through cordon_expansion_add: a stored request is input too. */
+/* src/core/expansion_json.c — the stored form of an expansion (a session request), through jansson */
 #include "core/boundary.h"
 
 #include <jansson.h>

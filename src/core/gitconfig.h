@@ -1,12 +1,4 @@
-/* src/core/gitconfig.h — git config files as git 2.39 reads them, and which changes to one are safe.
- *
- * One parser serves the gate (it checks every config a command inside writes, gate/git_replace.c) and
- * Lua (cordon.c.gitconfig, which finds core.hooksPath and include.path at launch). It follows git's own
- * reader (config.c, git_parse_source): [section], [section "subsection"], the old [section.subsection]
- * (lowercased, as git does), keys on the header's line, booleans without '=', quotes, the escapes \n \t
- * \b \" \\, backslash-newline continuations, '#' and ';' comments, CRLF, a leading UTF-8 BOM. What git
- * refuses is refused, and so is a NUL byte anywhere (git would read it as a character; nothing written
- * by git holds one). Pure: no I/O, no globals; the front links it. */
+/* src/core/gitconfig.h — git config files as git 2.39 reads them, and which changes to one are safe */
 #ifndef CORDON_GITCONFIG_H
 #define CORDON_GITCONFIG_H
 #include <stdbool.h>

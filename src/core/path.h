@@ -1,7 +1,4 @@
-/* src/core/path.h — absolute POSIX paths: normalize, compare, walk ancestors, canonicalize, expand `~`.
- *
- * Everything except cordon_path_canonicalize is pure string work: a policy must mean the same thing
- * whatever the state of the disk when it is written. Callers own every buffer. */
+/* src/core/path.h — absolute POSIX paths: normalize, compare, walk ancestors, canonicalize, expand `~` */
 #ifndef CORDON_PATH_H
 #define CORDON_PATH_H
 #include <stdbool.h>

@@ -1,19 +1,4 @@
-/* src/core/profile.h — permission profiles: what a sandboxed command may read, write and reach.
- *
- * A profile is managed, disabled or external. A managed profile has a filesystem part (restricted or
- * unrestricted; entries; protected-metadata names) and a network part (restricted or enabled).
- * Entries name a path (absolute, or "~/…" resolved against the context's home) or a special, resolved
- * through a match context. The matchers are pure: they never touch the disk, so callers pass canonical
- * paths (see cordon_path_canonicalize) in both the context and the query.
- *
- * Matching rules (docs/model.md):
- *   - deny wins over any read or write entry, whatever the order or specificity;
- *   - write implies read;
- *   - matching respects path segments ("/repo" never matches "/repo2");
- *   - under a writable root, a path with a protected-metadata name as any segment below the root
- *     (".git", ".git/hooks/x", "sub/.git/config", …) is not writable.
- * Disabled and external profiles, and unrestricted filesystems, restrict nothing here: cordon adds no
- * filesystem sandbox for them (entries of an unrestricted filesystem are kept but have no effect). */
+/* src/core/profile.h — permission profiles: what a sandboxed command may read, write and reach */
 #ifndef CORDON_PROFILE_H
 #define CORDON_PROFILE_H
 #include "core/buf.h"

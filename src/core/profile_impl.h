@@ -1,5 +1,4 @@
-/* src/core/profile_impl.h — the profile struct, shared by profile.c, profile_match.c and profile_std.c
- * only. Everyone else goes through profile.h. */
+/* src/core/profile_impl.h — the profile struct, shared by profile.c, profile_match.c and profile_std.c only */
 #ifndef CORDON_PROFILE_IMPL_H
 #define CORDON_PROFILE_IMPL_H
 #include "core/path.h"

@@ -1,5 +1,4 @@
-/* src/core/profile_std.c — the standard profiles, built from the shapes and lists of
- * lua/cordon/standard.lua (read by src/lua/lstandard.c): the mechanism here, the lists there. */
+/* src/core/profile_std.c — the standard profiles, built from the shapes and lists of lua/cordon/standard.lua */
 #include "core/profile_impl.h"
 
 #include <string.h>

@@ -1,14 +1,4 @@
-/* src/core/record.h — the run recorder: what the Lua half of `cordon run` learned from the file system.
- *
- * `cordon run` on Linux caches its whole decision (docs/linux-backend.md, "The run cache"). A cached run
- * is valid only while every fact the Lua half consulted still holds, so while the recorder is armed each
- * cordon.c.sys call (and cordon.c.path.canonicalize) appends one observation: the call, its argument and
- * a digest of what it returned. A hit replays every observation with the same C code and compares.
- * Anything the recorder cannot replay (a clock, the io library, output, an unknown module) *taints* the
- * run: it still runs, correctly, but is never cached.
- *
- * Process-wide and single-threaded, like the CLI. The digest helpers below are the only definitions of
- * what each call observed: the recording side (src/lua/lsys.c) and the replaying side share them. */
+/* src/core/record.h — the run recorder: what the Lua half of `cordon run` learned from the file system */
 #ifndef CORDON_RECORD_H
 #define CORDON_RECORD_H
 #include "core/buf.h"

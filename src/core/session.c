@@ -1,5 +1,4 @@
-/* src/core/session.c — the session store's operations (see session.h): create, load, request, settle,
- * set_kind, remove, and reading the log. Opening is in session_db.c, the schema in session_schema.c. */
+/* src/core/session.c — the session store's operations: create, load, request, settle, set_kind, remove, the log */
 #include "core/session_impl.h"
 
 #include <errno.h>

@@ -1,16 +1,4 @@
-/* src/core/session.h — sessions: execution boundaries kept across commands, and the approval loop.
- *
- * One SQLite database (WAL) holds, per session, one current row (its boundary at its revision, its kind)
- * and an append-only log: genesis (revision 0), requests (an expansion with a justification and the
- * revision it was asked against), their settlements (approved / denied / conflict / noop, with the
- * resulting revision and the reason) and kind changes. The log grows with the size of each change; the
- * current row is what `run` reads, so loading never replays the whole history.
- *
- * There is no "save a boundary" call: the store itself computes every new revision, inside one write
- * transaction, as the current boundary plus an expansion assessed against it (settle), or the same
- * boundary under another kind (set_kind). SQLite triggers refuse UPDATE and DELETE of log rows, an
- * insert that is not at the end of a session's log, and any revision step other than +1 with its log
- * entry, so no other client or SQL statement can rewrite history either. */
+/* src/core/session.h — sessions: execution boundaries kept across commands, and the approval loop */
 #ifndef CORDON_SESSION_H
 #define CORDON_SESSION_H
 #include "core/boundary.h"

@@ -1,5 +1,4 @@
-/* src/core/session_db.c — opening the session database: atomic creation, the integrity check, the
- * write lock's queue and the store's prepared statements. The schema is in session_schema.c. */
+/* src/core/session_db.c — opening the session database: atomic creation, integrity check, write lock, statements */
 #include "core/session_impl.h"
 
 #include <errno.h>

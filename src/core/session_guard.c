@@ -1,7 +1,4 @@
-/* src/core/session_guard.c — a store's guard: paths no approval may open for writing, handed in by the
- * caller (cordon.session computes them in Lua: cordon's own state, config and cache directories, and
- * the in-root entries a run keeps read-only that a profile's protected entries cannot express). The
- * assessment reads the boundary only; the guard is what every policy's final rules add to it. */
+/* src/core/session_guard.c — a store's guard: paths no approval may open for writing, handed in by the caller */
 #include "core/session_impl.h"
 
 #include "core/path.h"

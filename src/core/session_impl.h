@@ -1,5 +1,4 @@
-/* src/core/session_impl.h — the store struct and the SQL helpers shared by session.c, session_db.c
- * and session_schema.c only. Everyone else goes through session.h. */
+/* src/core/session_impl.h — the store struct and SQL helpers, private to session.c, session_db.c, session_schema.c */
 #ifndef CORDON_SESSION_IMPL_H
 #define CORDON_SESSION_IMPL_H
 #include "core/session.h"

@@ -1,5 +1,4 @@
-/* src/core/session_schema.c — the session database's schema: its tables, the append-only triggers,
- * and the migrations from schemas 1 and 2. */
+/* src/core/session_schema.c — the session database's schema: tables, append-only triggers, migrations */
 #include "core/session_impl.h"
 
 #include <string.h>

@@ -1,5 +1,4 @@
-/* src/core/sha256.h — SHA-256 (FIPS 180-4), for pinning trust to a file's content.
- * Written from the standard; small and allocation-free. */
+/* src/core/sha256.h — SHA-256 (FIPS 180-4), for pinning trust to a file's content */
 #ifndef CORDON_SHA256_H
 #define CORDON_SHA256_H
 #include <stddef.h>

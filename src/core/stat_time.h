@@ -1,5 +1,4 @@
-/* src/core/stat_time.h — struct stat's nanosecond times by one name: POSIX 2008's st_mtim and st_ctim,
- * which macOS calls st_mtimespec and st_ctimespec. */
+/* src/core/stat_time.h — struct stat's nanosecond times under one name on Linux (st_mtim) and macOS (st_mtimespec) */
 #ifndef CORDON_STAT_TIME_H
 #define CORDON_STAT_TIME_H
 #include <sys/stat.h>

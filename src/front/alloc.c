@@ -1,15 +1,4 @@
-/* src/front/alloc.c — the static front's allocator: a bump allocator over one mapping, with a free list
- * per size class.
- *
- * The front allocates a few hundred small blocks (the entry's strings, the plan) in the millisecond
- * before the command starts; musl's malloc spent ~0.15 ms on them here. init, forked from the front,
- * lives as long as the run and keeps this allocator: what its gate frees (a blocking connect's job, a
- * replaced git config's text) is reused, so a long session's memory stays bounded by what is in use at
- * once. Blocks up to 1 MiB are kept by size class (powers of two); larger ones are left to the exec or
- * the run's end. Threads allocate (the Landlock helper decodes the gate's rules, the gate's workers take
- * jobs): the cursor is atomic and the lists are behind a spinlock, which no fork ever inherits held (the
- * front and init fork only while single-threaded). A request the arena cannot hold fails like an
- * exhausted malloc: the run then fails closed. */
+/* src/front/alloc.c — the static front's allocator: a bump allocator with a free list per size class */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdbool.h>

@@ -1,12 +1,4 @@
-/* src/front/main.c — `cordon` built as the static front: a small executable linked against musl, not
- * glibc, that answers `cordon run` from the run cache (src/cli/fastpath.c) and otherwise execs
- * `cordon-full` beside it with the same arguments.
- *
- * Why: glibc's start-up costs about 0.25 ms of every run on the virtual machines measured here (CPU
- * feature and cache detection, each `cpuid` exiting to the hypervisor); musl's costs a tenth of that
- * (docs/benchmarks.md). A cache hit is all of `cordon run` that most runs need, and it needs neither
- * Lua nor the libraries the rest of cordon uses. Anything the front cannot do itself is a miss, and the
- * full binary is the ordinary, complete path. */
+/* src/front/main.c — `cordon` as the static front (musl): answers run-cache hits, execs `cordon-full` for the rest */
 #include "cli/fastpath.h"
 
 #include <errno.h>

@@ -1,6 +1,4 @@
-/* src/front/seccomp.c — seccomp in the static front, which has no libseccomp: only programs the run cache
- * stored for this machine can be applied (seccomp_stored.c). Without them the run is a miss before
- * anything was done (cordon_lx_seccomp_ready), and the full binary builds the filters. */
+/* src/front/seccomp.c — seccomp in the static front, which has no libseccomp: only programs the run cache stored */
 #include "backend/linux/seccomp.h"
 
 bool cordon_lx_seccomp_ready(const cordon_lx_plan *plan) { return cordon_lx_seccomp_stored(plan); }

@@ -1,5 +1,4 @@
-/* src/lua/lboundary.c — cordon.c.boundary: cordon.Boundary and cordon.Expansion userdata.
- * Boundaries are values: apply returns a new boundary (revision + 1) and leaves the old one as it was. */
+/* src/lua/lboundary.c — cordon.c.boundary: cordon.Boundary and cordon.Expansion userdata */
 #include "core/boundary.h"
 #include "core/path.h"
 #include "lua/lboundary.h"

@@ -1,16 +1,4 @@
-/* src/lua/lbuilder.c — cordon.Policy as a builder: sections appended in order, rules read from them.
- *
- *   sbpl.new() -> an empty Policy
- *   p:param(name, value) -> true          | nil, msg, "invalid_request" (one name, two values)
- *   p:params() -> { {name, value}, … }     in the order set
- *   p:append_text(name, text) -> line      SBPL text (a fragment, an appended profile): parsed in C
- *   p:append_rules(name, rules) -> line    IR rule tables (docs/architecture.md), checked and written now
- *   p:check() -> true | nil, "profile_error: NAME:LINE:COL: msg", "profile_error"
- *   p:write() -> text                      every section after its ";; Source: NAME" line
- * `line` is the line of the section's ";; Source:" line in what write() gives. Each rule's source is
- * "NAME:LINE:COL" counted in its own section, so no caller maps lines of a whole text back to parts.
- * The text sections are parsed together, once, on the first read (rules, decide, lint, the Linux
- * compiler): a fragment may use a macro an earlier one defines. Appending after a read reads again. */
+/* src/lua/lbuilder.c — cordon.Policy as a builder: sections appended in order, rules read from them */
 #include "lua/lpolicy.h"
 #include "lua/lutil.h"
 #include "core/buf.h"

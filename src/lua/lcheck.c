@@ -1,8 +1,4 @@
-/* src/lua/lcheck.c — the decide and lint methods of cordon.Policy (merged into the class lsbpl.c makes):
- *   policy:decide(op, target [, facts])   -> "allow"|"deny", rule (IR table) or chain, details
- *   policy:decide_batch(text [, opts])    -> answers text, answered, errors   (see decide.h for format)
- *   policy:lint([text [, name]])          -> { {code, severity, message, source}, … }
- * A policy's decider (its rules indexed by operation) is built on first use and cached beside it. */
+/* src/lua/lcheck.c — the decide and lint methods of cordon.Policy (merged into the class lsbpl.c makes) */
 #include "lua/lpolicy.h"
 #include "lua/lutil.h"
 #include "sbpl/decide.h"

@@ -1,8 +1,4 @@
-/* src/lua/lcordon.c — luaopen_cordon: registers the C submodules and the embedded Lua half.
- *
- * Module lookup for "cordon.*": CORDON_LUA_PATH (a directory holding cordon/…) when set, for
- * development; otherwise the scripts embedded at build time. The Lua module "cordon" (lua/cordon/init.lua)
- * is what require "cordon" returns. */
+/* src/lua/lcordon.c — luaopen_cordon: registers the C submodules and the embedded Lua half */
 #include "lua/embedded.h"
 #include "lua/lutil.h"
 

@@ -1,12 +1,4 @@
-/* src/lua/lgitconfig.c — cordon.c.gitconfig: git config text as git reads it (src/core/gitconfig.h),
- * the same parser the gate checks configs written inside a sandbox with.
- *
- *   parse(text) -> { {section=, subsection=, key=, value=, line=}, ... } | nil, "parse_error: line N: …", "parse_error"
- *   key_matches(entry, pattern) -> boolean     "section.key", "section.*.key", "section.sub.key"
- *
- * section and key are lowercased; subsection is as written (absent when the header has none); value is
- * absent for a key written without '=' (git reads it as true). A NUL byte in the text is a parse error,
- * never a truncation. */
+/* src/lua/lgitconfig.c — cordon.c.gitconfig: git config text as git reads it (src/core/gitconfig.h) */
 #include "core/gitconfig.h"
 #include "lua/lutil.h"
 

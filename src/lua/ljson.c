@@ -1,12 +1,4 @@
-/* src/lua/ljson.c — cordon.c.json: JSON through jansson, for every `--json` output and for hosts.
- *
- *   encode(value [, {pretty = true}]) -> text      keys sorted, so output is deterministic
- *   decode(text) -> value                           objects and arrays become tables; null -> json.null
- *   null                                            a light sentinel for JSON null
- *
- * A table is an array when its keys are exactly 1..n; an empty table is an array unless its metatable
- * has __jsontype = "object" (see cordon.cli.jsonout.object). Userdata are written as their __tostring,
- * as the REPL shows them. */
+/* src/lua/ljson.c — cordon.c.json: JSON through jansson, for every `--json` output and for hosts */
 #include "lua/lutil.h"
 
 #include <jansson.h>

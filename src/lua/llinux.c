@@ -1,22 +1,7 @@
-/* src/lua/llinux.c — cordon.c.linux: the Linux backend from Lua.
- *
- *   probe()                                   -> { abi, kernel, userns, ok, message }
- *   compile(policy, profile, ctx, opts)       -> cordon.LinuxPlan
- *       policy: SBPL text or a cordon.Policy, which alone decides the files (an assembled one carries the
- *       profile's section), or nil: the profile's entries and its protected entries (cordon.standard);
- *       profile: cordon.Profile or table form (its kind and network count either way);
- *       ctx: match context table; opts: { params = { {name, value}, … }, best_effort, shared_tmp,
- *             git_safe_keys = { "core.bare", … } }
- *   describe(assembled, opts)                 -> { text = "…", plan = <table> }  (cordon explain)
- *       assembled: cordon.assemble's result ({ built (its cordon.Policy) or text, params, profile, context })
- *   exec(plan, argv, env, cwd)                -> becomes the command; returns only on failure:
- *       nil, "code: msg", code (backend_not_available, sandbox_setup_failed, command_not_found, …)
- *   plan:describe() -> { lines… }   plan:to_table()   plan:json()   plan:close()   tostring(plan)
- *   git_layout(path, "create"|"write"|"remove") -> nil | why, rule: git's layout rules (the gate's) on
- *       one write at path, looking at the disk as the gate would; `cordon check` asks it for Linux
- *   plan:gate(path) -> { write, create, remove, connect }: what the gate decides there */
+/* src/lua/llinux.c — cordon.c.linux: the Linux backend from Lua */
 #include "backend/linux/gate.h"
 #include "backend/linux/linux.h"
+#include "core/exit_status.h"
 #include "lua/lpolicy.h"
 #include "lua/lprofile.h"
 #include "lua/lutil.h"
@@ -332,7 +317,10 @@ static const char **strv(lua_State *L, int idx, bool is_env) {
   size_t n = 0;
   lua_pushnil(L);
   while (lua_next(L, idx)) n++, lua_pop(L, 1);
-  const char **v = lua_newuserdatauv(L, (n + 1) * sizeof *v, 0);  /* freed with the Lua state */
+  /* collected with the vector; its user value, a table, holds the joined "NAME=value" strings */
+  const char **v = lua_newuserdatauv(L, (n + 1) * sizeof *v, 1);
+  lua_newtable(L);
+  lua_setiuservalue(L, -2, 1);
   size_t k = 0;
   if (!is_env) {
     for (lua_Integer i = 1; i <= (lua_Integer)n; i++) {
@@ -344,10 +332,10 @@ static const char **strv(lua_State *L, int idx, bool is_env) {
     lua_pushnil(L);
     while (lua_next(L, idx)) {
       if (lua_type(L, -2) == LUA_TSTRING) {
-        lua_pushfstring(L, "%s=%s", cordon_lua_tostring(L, -2), cordon_lua_checkstring(L, -1));
-        lua_rawsetp(L, LUA_REGISTRYINDEX, &v[k]);  /* anchor the joined string */
-        lua_rawgetp(L, LUA_REGISTRYINDEX, &v[k]);
-        v[k++] = cordon_lua_tostring(L, -1);
+        lua_getiuservalue(L, -3, 1);
+        lua_pushfstring(L, "%s=%s", cordon_lua_tostring(L, -3), cordon_lua_checkstring(L, -2));
+        v[k++] = lua_tostring(L, -1);
+        lua_rawseti(L, -2, (lua_Integer)k);
         lua_pop(L, 1);
       } else {
         v[k++] = cordon_lua_checkstring(L, -1);
@@ -368,9 +356,8 @@ static int l_exec(lua_State *L) {
   cordon_buf msg = CORDON_BUF_INIT;
   cordon_lx_status st = cordon_lx_run(u->plan, argv, env, cwd, &msg);
   /* only a command that could not be started comes back: the shape and codes of manager.exec */
-  int status = st == CORDON_LX_NOT_FOUND ? 127 : st == CORDON_LX_NOT_EXECUTABLE ? 126 : 125;
-  const char *code = status == 127 ? "command_not_found" : status == 126 ? "command_not_executable"
-                                                                          : "sandbox_setup_failed";
+  int status = cordon_exit_status_of(cordon_lx_status_name(st));
+  const char *code = cordon_exit_code_of(status);
   lua_pushstring(L, msg.data && msg.data[0] ? msg.data : cordon_lx_status_name(st));
   cordon_buf_free(&msg);
   cordon_lua_fail(L, code, "%s", lua_tostring(L, -1));

@@ -1,23 +1,8 @@
-/* src/lua/lmanager.c — cordon.c.manager: sandbox selection, transformation, the Seatbelt policy, exec.
- *
- *   seatbelt_policy(profile, ctx [, {base = bool, platform = "darwin"|"linux"}]) -> text, params
- *                                                                         (params: { {name, value}, … })
- *   seatbelt_wrap(policy, params, argv) -> the sandbox-exec argv (pure: checks and runs nothing)
- *   transform{ argv, cwd, env, profile, ctx, preference, platform, policy = {text =, params =},
- *              best_effort, shared_tmp, git_safe_keys,                 (Linux run options)
- *              limits = {"procs=4096", "memory=2G,cpu=60", …},             (--limit specs, in order)
- *              pass_fds = {7, …} }                                          (--pass-fd: > 2, open, inheritable)
- *       -> { argv, cwd, env, sandbox_type, effective_profile, plan, limits = {procs, memory, cpu, summary},
- *            pass_fds, handle = <cordon.ExecRequest> }
- *   exec(request)        runs request.handle; returns only on failure: nil, "code: message", code, status
- *   select{ profile, preference, platform } -> "macos-seatbelt" | "linux" | "none"
- *   requires_sandbox(profile) -> bool      host_platform() -> "linux" | "darwin" | …
- * Profiles are cordon.Profile userdata or their table form; contexts are match-context tables.
- * Runtime failures return nil, "code: message", code with the manager's codes (unsupported_platform,
- * backend_not_available, backend_not_implemented, sandbox_required, invalid_request). */
+/* src/lua/lmanager.c — cordon.c.manager: sandbox selection, transformation, the Seatbelt policy, exec */
 #include "backend/linux/limits.h"
 #include "backend/manager.h"
 #include "backend/seatbelt.h"
+#include "core/exit_status.h"
 #include "lua/lprofile.h"
 #include "lua/lutil.h"
 
@@ -480,8 +465,7 @@ static int l_exec(lua_State *L) {
     lua_pushinteger(L, status);
     return 1;
   }
-  const char *code = status == 127 ? "command_not_found" : status == 126 ? "command_not_executable"
-                                                                          : "sandbox_setup_failed";
+  const char *code = cordon_exit_code_of(status);
   cordon_lua_fail(L, code, "%s", cordon_buf_str(&msg) ? cordon_buf_str(&msg) : code);
   cordon_buf_free(&msg);
   lua_pushinteger(L, status);

@@ -1,5 +1,4 @@
-/* src/lua/lpath.c — cordon.c.path: absolute paths (see src/core/path.h). Bad paths are runtime
- * failures (nil, "code: message", "code"); a non-string argument is misuse and raises. */
+/* src/lua/lpath.c — cordon.c.path: absolute paths (see src/core/path.h) */
 #include "core/exec_search.h"
 #include "core/path.h"
 #include "lua/lutil.h"

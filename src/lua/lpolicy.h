@@ -1,6 +1,4 @@
-/* src/lua/lpolicy.h — the cordon.Policy userdata (made by cordon.c.sbpl.parse in lsbpl.c, or built
- * section by section by cordon.c.sbpl.new in lbuilder.c), for other bindings that work on a policy's
- * rules (decide, lint, the Linux compiler). */
+/* src/lua/lpolicy.h — the cordon.Policy userdata (parsed in lsbpl.c or built in lbuilder.c), for other bindings */
 #ifndef CORDON_LPOLICY_H
 #define CORDON_LPOLICY_H
 #include "sbpl/ir.h"

@@ -1,5 +1,4 @@
-/* src/lua/lprofile.h — the cordon.Profile userdata and match contexts, for other bindings to share.
- * Table forms are the ones in docs/architecture.md ("Permission profile", "Match context"). */
+/* src/lua/lprofile.h — the cordon.Profile userdata and match contexts, for other bindings to share */
 #ifndef CORDON_LPROFILE_H
 #define CORDON_LPROFILE_H
 #include "core/buf.h"

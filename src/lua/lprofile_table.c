@@ -1,5 +1,4 @@
-/* src/lua/lprofile_table.c — the Lua table form of a permission profile, both ways, strictly checked:
- * an unknown key or a wrong value is an error naming the field, never silently ignored. */
+/* src/lua/lprofile_table.c — the Lua table form of a permission profile, both ways, strictly checked */
 #include "lua/lprofile.h"
 #include "lua/lutil.h"
 

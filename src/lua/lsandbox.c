@@ -1,34 +1,4 @@
-/* src/lua/lsandbox.c — cordon.c.sandbox: run untrusted Lua text in a fresh, fenced lua_State.
- *
- *   local value, stats = require("cordon.c.sandbox").run(code, chunkname,
- *       { instructions = N, memory = BYTES, seconds = S, globals = { name = plain data },
- *         prelude = "helper Lua text, run first inside the same fence" })
- *   local state = sandbox.open{ …the same options… }   -- kept open: a profile script and its hooks
- *   state:run(code, chunkname, "main")  -- the prelude's entry point main(chunk); state:call("x", value)
- *
- * The prelude gets where(level) ("file:line" of a caller) and may return a table of entry points,
- * which the state keeps in its registry, out of the script's reach. Every call of one state spends
- * the same instruction budget and the same clock (the time spent inside calls, summed); a failure
- * closes the state. The fence itself is lsandbox_fence.c.
- *
- * The script runs in a NEW state, never the caller's, with
- *   - a counting allocator that refuses to grow past `memory` bytes;
- *   - a count hook that charges every 100 VM instructions against `instructions`, checks a wall-clock
- *     deadline (`seconds`) and, once either is spent, raises on every instruction, so a script cannot
- *     pcall its way past the limit;
- *   - library functions whose C loops the hook cannot interrupt and the memory cap does not bound
- *     (pattern matching, string.rep, table.insert/remove/move/concat/sort) charge their estimated cost
- *     first, and every such call checks the clock;
- *   - the strings' shared metatable is hidden (getmetatable("") is false), so a script cannot point
- *     string indexing at a C function that a C loop would then call without end;
- *   - only the globals listed in safe_base plus string (no dump), table, math and utf8: no os, io,
- *     load, loadfile, dofile, require, package, debug, collectgarbage, coroutine or print;
- *   - text chunks only: precompiled bytecode is refused.
- * Its first result is deep-copied into the caller's state as plain data (tables, strings, numbers,
- * booleans) with caps on depth and size; functions, userdata and threads are refused.
- *
- * Failures: nil, "code: message", code with code one of lua_syntax, lua_error, budget_exceeded,
- * memory_exceeded, bad_result, no_result. See docs/profile-scripts.md. */
+/* src/lua/lsandbox.c — cordon.c.sandbox: run untrusted Lua text in a fresh, fenced lua_State */
 #include "lua/lsandbox.h"
 #include "lua/lutil.h"
 

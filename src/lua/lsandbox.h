@@ -1,6 +1,4 @@
-/* src/lua/lsandbox.h — the fence of cordon.c.sandbox, shared by its two files: lsandbox_fence.c builds a
- * fenced lua_State (allocator, budget hook, charged library calls, safe globals); lsandbox.c runs code in
- * it and copies values across. Internal to the bindings. */
+/* src/lua/lsandbox.h — the fence of cordon.c.sandbox, shared by lsandbox_fence.c and lsandbox.c */
 #ifndef CORDON_LSANDBOX_H
 #define CORDON_LSANDBOX_H
 #include <lua.h>

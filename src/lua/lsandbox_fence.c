@@ -1,6 +1,4 @@
-/* src/lua/lsandbox_fence.c — the fence of a sandboxed lua_State (see lsandbox.h): the counting
- * allocator, the budget and clock hook, the library calls charged by their cost before they run, and the
- * globals a script may use. */
+/* src/lua/lsandbox_fence.c — the fence of a sandboxed lua_State: allocator, budget hook, charged calls, safe globals */
 #include "lua/lsandbox.h"
 #include "lua/lutil.h"
 

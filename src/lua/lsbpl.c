@@ -1,6 +1,4 @@
-/* src/lua/lsbpl.c — cordon.c.sbpl: parse(text, name, params, opts) → cordon.Policy, new() → an empty
- * one to build (lbuilder.c), and the Policy's reading methods (rules, diagnostics, count). decide and
- * lint come from lcheck.c, the building methods from lbuilder.c. */
+/* src/lua/lsbpl.c — cordon.c.sbpl: parse() and new() make a cordon.Policy; its reading methods */
 #include "lua/lpolicy.h"
 #include "lua/lutil.h"
 #include "sbpl/parse.h"

@@ -1,13 +1,4 @@
-/* src/lua/lsession.c — cordon.c.session: the SQLite session store as a cordon.SessionStore userdata.
- * cordon.session (lua/cordon/session.lua) wraps it with the state directory and legacy modes.
- *
- *   local store = assert(require("cordon.c.session").open("/abs/sessions.db"))
- *   local id = store:create(boundary, "/w")                          -- boundary at revision 0
- *   local r = store:request(id, { filesystem = { { path = "/data", access = "write", scope = "subtree" } } },
- *                           "the build writes its cache there")      -- r.request, r.base_revision, r.preview
- *   local s = store:settle(id, r.request, "allow", "ok")             -- s.state, s.revision, s.already
- *   local b, info = store:load(id)                                   -- the current boundary
- */
+/* src/lua/lsession.c — cordon.c.session: the SQLite session store as a cordon.SessionStore userdata */
 #include "core/record.h"
 #include "core/session.h"
 #include "lua/lboundary.h"

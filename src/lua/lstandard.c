@@ -1,7 +1,4 @@
-/* src/lua/lstandard.c — the standard lists for C, read once from lua/cordon/standard.lua as embedded in
- * the binary (the one owner of them): the profile names and shapes, the protected entries, the secrets,
- * the minimal paths and the write operations. A private Lua state with only the base library runs the module; the result is
- * copied out and kept for the life of the process, immutable. */
+/* src/lua/lstandard.c — the standard lists for C, read once from the embedded lua/cordon/standard.lua */
 #include "core/profile_impl.h"
 #include "lua/embedded.h"
 

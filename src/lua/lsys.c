@@ -1,11 +1,4 @@
-/* src/lua/lsys.c — cordon.c.sys: the few operating-system facts the Lua half needs (files, env, ids).
- * Kept small: nothing here runs a command. The only writes are cordon's own state: ensure_dir and
- * ensure_symlink (the sandbox's caches) record what is there afterwards, as an lstat would, so a replay
- * finds the same directory or link and the run is cached from the first time; writefile (the trust
- * list) taints the run recorder.
- *
- * Every file-system fact the Lua half uses comes through here, so while the run recorder is armed
- * (src/core/record.h) each call also records what it saw, with the digest helpers the replay uses. */
+/* src/lua/lsys.c — cordon.c.sys: the few operating-system facts the Lua half needs (files, env, ids) */
 #include "core/stat_time.h"
 #include "core/record.h"
 #include "core/sha256.h"

@@ -1,9 +1,4 @@
-/* src/lua/lwriter.c — cordon.c.writer: quoting and IR tables → SBPL text (src/sbpl/writer.h).
- *
- *   quote(s) -> "\"…\""              quote_regex(s) -> "#\"…\""      regex_escape(s) -> regex source
- *   write(rules [, {version = bool}]) -> text, { line of each rule }
- * Each returns nil, "code: message", code on refused data (codes: control_char, nul, invalid_utf8,
- * too_long, bad_name, bad_rule, invalid_rule). The rule table form is docs/architecture.md's "IR rule". */
+/* src/lua/lwriter.c — cordon.c.writer: quoting and IR tables → SBPL text (src/sbpl/writer.h) */
 #include "lua/lpolicy.h"
 #include "lua/lutil.h"
 #include "sbpl/writer.h"

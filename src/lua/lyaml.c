@@ -1,18 +1,4 @@
-/* src/lua/lyaml.c — cordon.c.yaml: YAML text -> a Lua tree of positioned nodes, through libyaml.
- *
- *   local node, err = require("cordon.c.yaml").load(text, filename [, limits])
- *
- * Every node is a table that says what it is and where it starts (1-based line and column):
- *   { kind = "scalar", value = "text", plain = true|false, tag = "!!str"|nil, line = L, col = C }
- *   { kind = "seq", items = { node, … }, line = L, col = C, tag = … }
- *   { kind = "map", keys = { node, … }, values = { node, … }, line = L, col = C, tag = … }
- * Scalars stay text: whether a plain `true` or `12` is a boolean or a number is the schema's decision
- * (lua/cordon/config.lua), not a guess made here. `plain` is false for quoted and block scalars, so a
- * schema can tell `"true"` (text) from `true`. An empty stream gives an empty plain scalar (YAML null).
- *
- * Refused, with "config_error: FILE:LINE:COL: message": syntax errors, more than one document, anchors
- * and aliases (billion-laughs safe by construction: nothing is ever expanded), non-scalar mapping keys,
- * duplicate keys, and input past the limits (bytes, nesting depth, node count). */
+/* src/lua/lyaml.c — cordon.c.yaml: YAML text -> a Lua tree of positioned nodes, through libyaml */
 #include "lua/lutil.h"
 
 #include <stdarg.h>

@@ -1,9 +1,4 @@
-/* src/sbpl/datum.h — the values of the SBPL reader and evaluator, and the arena that holds them.
- *
- * One value type serves both halves: the reader produces symbols, strings, numbers, booleans,
- * characters and pairs, each with its file:line:col and byte span; the evaluator adds procedures,
- * filters, modifiers and parameter references. Everything lives in one arena per parse and is freed in
- * one go, so evaluation code never frees anything and an error can unwind with longjmp. */
+/* src/sbpl/datum.h — the values of the SBPL reader and evaluator, and the arena that holds them */
 #ifndef CORDON_SBPL_DATUM_H
 #define CORDON_SBPL_DATUM_H
 #include <stdbool.h>

@@ -1,5 +1,4 @@
-/* src/sbpl/decide.c — decisions: index rules by operation once, then answer queries along the
- * operation's fallback chain (docs/sbpl-semantics.md). */
+/* src/sbpl/decide.c — decisions: rules indexed by operation once, queries answered along the fallback chain */
 #include "sbpl/decide.h"
 
 #include "sbpl/decide_index.h"

@@ -1,10 +1,4 @@
-/* src/sbpl/decide.h — "is operation X on target T allowed, and which rule decided?"
- *
- * Semantics (docs/sbpl-semantics.md has the sources): for the requested operation the last matching
- * *filtered* rule decides; else that operation's last unfiltered rule; else the decision falls back to
- * the parent operation (file-read-data -> file-read* -> file* -> default). Operations that (deny
- * default) does not cover skip the default level and are allowed unless a rule names them. A profile
- * with no rule at all for the chain (not even default) allows. */
+/* src/sbpl/decide.h — "is operation X on target T allowed, and which rule decided?" */
 #ifndef CORDON_SBPL_DECIDE_H
 #define CORDON_SBPL_DECIDE_H
 #include <stdbool.h>

@@ -1,9 +1,4 @@
-/* src/sbpl/decide_index.h — a per-operation index of the rules whose filters are plain: literal and
- * subpath paths, exact names (global-name, sysctl-name, …), unix-socket paths, alone or in
- * require-any. A query finds the last such rule that matches with a few hash lookups (one per
- * ancestor of a path) instead of testing every rule; the rules the index cannot answer stay in a short
- * list, per kind of target, tested one by one. Policies are mostly made of plain rules, which is what
- * makes a million decisions a second possible (docs/benchmarks.md). */
+/* src/sbpl/decide_index.h — a per-operation index of the rules whose filters are plain paths and names */
 #ifndef CORDON_SBPL_DECIDE_INDEX_H
 #define CORDON_SBPL_DECIDE_INDEX_H
 #include <stdbool.h>

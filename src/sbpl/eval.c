@@ -1,5 +1,4 @@
-/* src/sbpl/eval.c — the evaluator core: environments, special forms, procedure calls, import, and the
- * top-level loop. Procedures live in eval_builtins.c (Scheme) and eval_rules.c (SBPL). */
+/* src/sbpl/eval.c — the evaluator core: environments, special forms, procedure calls, import, the top-level loop */
 #include "sbpl/eval_internal.h"
 
 #include <stdarg.h>

@@ -1,10 +1,4 @@
-/* src/sbpl/eval.h — the SBPL evaluator: data from the reader to IR rules in a policy.
- *
- * A small Scheme (define, lambda, let, let*, letrec, if, cond, when, unless, and, or, begin, set!, quote,
- * quasiquote, list and string procedures, map, for-each, apply) plus the SBPL built-ins (version, allow,
- * deny, param, import, regex-quote, entitlement, debug, trace, with, the filters). Filters are values, so
- * helper functions may build them. A step budget, a depth limit and a memory cap stop runaway
- * programs with a located error. parse.h is the entry point most callers want. */
+/* src/sbpl/eval.h — the SBPL evaluator: data from the reader to IR rules in a policy */
 #ifndef CORDON_SBPL_EVAL_H
 #define CORDON_SBPL_EVAL_H
 #include "sbpl/datum.h"

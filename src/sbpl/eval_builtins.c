@@ -1,5 +1,4 @@
-/* src/sbpl/eval_builtins.c — the Scheme procedures real profiles use: lists, strings, numbers,
- * predicates, map, for-each, apply, error. */
+/* src/sbpl/eval_builtins.c — the Scheme procedures real profiles use: lists, strings, numbers, map, apply, error */
 #include "sbpl/eval_internal.h"
 
 #include <stdio.h>

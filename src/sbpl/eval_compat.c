@@ -1,8 +1,4 @@
-/* src/sbpl/eval_compat.c — what Apple's SBPL preludes (sbpl.scm, sbpl1.scm) give every profile besides
- * allow, deny and the filters of eval_rules.c: defined?, the option directives, the filter procedures and
- * aliases, and the filters on facts of the acting process or the call (process-attribute, fsctl-command,
- * mac-syscall-number, …), which a query states or which keep their documented default
- * (docs/sbpl-semantics.md §5). Written from the published semantics; nothing here is Apple's code. */
+/* src/sbpl/eval_compat.c — what Apple's SBPL preludes give every profile besides allow, deny and the filters */
 #include "sbpl/eval_internal.h"
 #include "sbpl/ops.h"
 

@@ -1,5 +1,4 @@
-/* src/sbpl/eval_import.c — running a file's top-level forms, and (import "name"): search order, cycle
- * detection and limits. */
+/* src/sbpl/eval_import.c — running a file's top-level forms, and (import "name"): search order, cycles, limits */
 #include "sbpl/eval_internal.h"
 #include "sbpl/reader.h"
 

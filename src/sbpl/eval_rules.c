@@ -1,9 +1,4 @@
-/* src/sbpl/eval_rules.c — the SBPL built-ins: allow/deny (rules into the IR), the filters, (with …)
- * modifiers, version, param, import, regex-quote, entitlement, debug and trace.
- *
- * Several filters in one rule mean "any of them": (allow file-read* (literal "/dev/random")
- * (literal "/dev/urandom")) grants both files, as Apple's own profiles rely on. They become one
- * CORDON_F_ANY; an explicit (require-all …) is how a profile asks for all. See docs/sbpl-reader.md. */
+/* src/sbpl/eval_rules.c — the SBPL built-ins: allow/deny, the filters, (with …) modifiers, version, param, import, … */
 #include "sbpl/eval_internal.h"
 #include "sbpl/ops.h"
 

@@ -1,5 +1,4 @@
-/* src/sbpl/eval_vector.c — vectors: #(…) literals evaluate to themselves, and the R5RS procedures on
- * them. Apple's prelude keeps its rule table in one; profiles written against it use them too. */
+/* src/sbpl/eval_vector.c — vectors: #(…) literals evaluate to themselves, and the R5RS procedures on them */
 #include "sbpl/eval_internal.h"
 
 #define PRIM(fname) static cordon_datum *fname(ev *e, const struct cordon_eval_prim *self, cordon_datum **args, int n, cordon_datum *call)

@@ -1,9 +1,4 @@
-/* src/sbpl/eval_with.c — (with-filter F rule…), (with-modifier M rule…) and (with-operations OPS rule…).
- *
- * Apple's prelude (sbpl.scm, 10.12 and later) defines these as macros that rebind allow and deny while
- * their bodies run, so every rule made meanwhile — also inside procedures the body calls — gets F ANDed
- * into its filter, M among its modifiers, OPS among its operations. Here the enclosing forms sit on a
- * stack that make_rule (eval_rules.c) reads; nesting composes, innermost first. */
+/* src/sbpl/eval_with.c — (with-filter F rule…), (with-modifier M rule…) and (with-operations OPS rule…) */
 #include "sbpl/eval_internal.h"
 
 #include <string.h>

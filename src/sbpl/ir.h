@@ -1,8 +1,4 @@
-/* src/sbpl/ir.h — the policy IR: one ordered list of rules.
- *
- * Produced by the SBPL evaluator (reading text) and by builders (the Seatbelt backend, Lua).
- * Consumed by the SBPL writer, the decision evaluator, the linter and the Linux compiler.
- * Every rule keeps where it came from (file:line:col), so a decision can name its rule. */
+/* src/sbpl/ir.h — the policy IR: one ordered list of rules */
 #ifndef CORDON_SBPL_IR_H
 #define CORDON_SBPL_IR_H
 #include <stdbool.h>

@@ -1,6 +1,4 @@
-/* src/sbpl/lint.c — the SBPL linter: the mistakes that bite profile authors, each with a stable code
- * (docs/lint.md). Rule-relation checks (shadowing, a deny on the wrong operation) are in this file too
- * and use lint_region.c to stay certain. */
+/* src/sbpl/lint.c — the SBPL linter: the mistakes that bite profile authors, each with a stable code (docs/lint.md) */
 #include "sbpl/lint.h"
 
 #include "core/buf.h"

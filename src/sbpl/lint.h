@@ -1,8 +1,4 @@
-/* src/sbpl/lint.h — findings about an evaluated policy: the mistakes that bite profile authors.
- *
- * Every finding has a stable code (docs/lint.md lists them all with examples) and the file:line:col of
- * the rule or filter it is about. The evaluator's own findings (unknown operations, filters, modifiers)
- * are included, so one call gives the whole report. Shadowing is reported only when certain. */
+/* src/sbpl/lint.h — findings about an evaluated policy: the mistakes that bite profile authors */
 #ifndef CORDON_SBPL_LINT_H
 #define CORDON_SBPL_LINT_H
 #include <stdbool.h>

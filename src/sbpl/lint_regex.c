@@ -1,5 +1,4 @@
-/* src/sbpl/lint_regex.c — an upper estimate of what compiling an SBPL regex builds (lint_regex.h).
- * It follows the translation in match_regex.c: escapes and bracket expressions are single atoms. */
+/* src/sbpl/lint_regex.c — an upper estimate of what compiling an SBPL regex builds (lint_regex.h) */
 #include "sbpl/lint_regex.h"
 
 #include <stdbool.h>

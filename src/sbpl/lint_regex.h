@@ -1,8 +1,4 @@
-/* src/sbpl/lint_regex.h — how large a regex grows when compiled, so the linter can refuse one whose
- * compilation alone would take gigabytes. glibc's regcomp copies the quantified part once per
- * repetition it has to spell out ({m,n} makes n copies, + makes two), and stacked or nested
- * quantifiers multiply: #"^/a++++++++++++++++++++" alone allocates about 700 MB, forty '+' exhaust
- * any machine. */
+/* src/sbpl/lint_regex.h — how large a regex grows when compiled, so the linter can refuse a huge one */
 #ifndef CORDON_SBPL_LINT_REGEX_H
 #define CORDON_SBPL_LINT_REGEX_H
 #include <stddef.h>

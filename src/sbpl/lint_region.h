@@ -1,7 +1,4 @@
-/* src/sbpl/lint_region.h — what a rule's filter covers, as a union of simple alternatives, so the
- * linter can prove that one rule's targets lie inside another's (shadowing) or overlap them
- * (a deny on the wrong operation). Anything it cannot reason about exactly makes the region
- * unknown, and the linter then stays silent: it reports only what is certain. */
+/* src/sbpl/lint_region.h — what a rule's filter covers, as a union of simple alternatives (shadowing, overlap) */
 #ifndef CORDON_SBPL_LINT_REGION_H
 #define CORDON_SBPL_LINT_REGION_H
 #include <stdbool.h>

@@ -1,6 +1,4 @@
-/* src/sbpl/lint_version.c — the (version …) checks, on raw text so findings point at the form itself.
- * A small scanner skips comments and strings (the reader's lexical rules, simplified: only enough to
- * not mistake "(version" inside a string or comment for the form). */
+/* src/sbpl/lint_version.c — the (version …) checks, on raw text so findings point at the form itself */
 #include "sbpl/lint.h"
 
 #include <string.h>

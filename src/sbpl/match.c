@@ -1,9 +1,4 @@
-/* src/sbpl/match.c — three-valued matching of one filter tree against one query target.
- *
- * Path semantics follow what real Macs do (docs/sbpl-semantics.md): literal is exact, subpath S is S
- * itself or anything under "S/", prefix is a raw string prefix, regex is an unanchored POSIX extended
- * search. Kernel paths never end in '/', so a literal or subpath written with a trailing slash never
- * matches. Regexes are compiled on first use and cached in the filter. */
+/* src/sbpl/match.c — three-valued matching of one filter tree against one query target */
 #include "sbpl/match.h"
 
 #include "sbpl/match_regex.h"

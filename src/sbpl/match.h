@@ -1,8 +1,4 @@
-/* src/sbpl/match.h — does one filter tree match one query target?
- *
- * Matching is three-valued: facts the target string alone cannot tell (vnode type, sandbox extensions,
- * xattr names, file modes, unknown filters) are query inputs; when the query does not give them the
- * answer is CORDON_TRI_UNKNOWN and the caller reports which fact was missing. */
+/* src/sbpl/match.h — does one filter tree match one query target? */
 #ifndef CORDON_SBPL_MATCH_H
 #define CORDON_SBPL_MATCH_H
 #include <stdbool.h>

@@ -1,9 +1,4 @@
-/* src/sbpl/match_regex.h — SBPL regexes as POSIX extended regexes, compiled once per filter.
- *
- * SBPL regexes are unanchored searches in a POSIX-extended dialect that also knows \w, \d and \s
- * (docs/sbpl-semantics.md). They are translated (cordon_regex_translate in match.h) and compiled with
- * regcomp. Anchored patterns with a literal head are rejected by a prefix compare before regexec runs,
- * which keeps decisions fast on policies that hold many such regexes. */
+/* src/sbpl/match_regex.h — SBPL regexes as POSIX extended regexes, compiled once per filter */
 #ifndef CORDON_SBPL_MATCH_REGEX_H
 #define CORDON_SBPL_MATCH_REGEX_H
 #include <stdbool.h>

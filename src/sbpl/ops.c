@@ -1,10 +1,4 @@
-/* src/sbpl/ops.c — the Seatbelt operation vocabulary.
- *
- * Names and families follow the operation lists that libsandbox exports on recent macOS releases (as
- * collected by SandBlaster-style dumps of sandbox operation tables, e.g. the macOS 13 list in the
- * "Sandstone" project) and the operations real profiles use (Apple's system profiles, Chromium,
- * Firefox, Codex, sandbox-runtime, agent-safehouse). The parent of an operation is the wildcard family it
- * belongs to; every chain ends at "default". See docs/sbpl-semantics.md for the sources. */
+/* src/sbpl/ops.c — the Seatbelt operation vocabulary */
 #include "sbpl/ops.h"
 
 #include <stdlib.h>

@@ -1,6 +1,4 @@
-/* src/sbpl/ops.h — the Seatbelt operation table: names, aliases, the fallback hierarchy, and which
- * operations (deny default) does not cover. Shared by the evaluator (alias expansion, unknown-operation
- * reports), the decision evaluator (fallback chain), the linter and the Linux compiler. */
+/* src/sbpl/ops.h — the Seatbelt operation table: names, aliases, the fallback hierarchy, what (deny default) misses */
 #ifndef CORDON_SBPL_OPS_H
 #define CORDON_SBPL_OPS_H
 #include <stdbool.h>

@@ -1,9 +1,4 @@
-/* src/sbpl/parse.h — the one entry point from SBPL text to the policy IR (src/sbpl/ir.h).
- *
- * Reads the text (src/sbpl/reader.h), evaluates the small Scheme that real profiles use
- * (src/sbpl/eval.h) and turns every allow/deny into an IR rule with its file:line:col and source text.
- * Unknown operations, filters and modifiers are kept and reported as policy diagnostics; syntax errors,
- * evaluation errors and exceeded limits fail the whole parse with one located error. */
+/* src/sbpl/parse.h — the one entry point from SBPL text to the policy IR (src/sbpl/ir.h) */
 #ifndef CORDON_SBPL_PARSE_H
 #define CORDON_SBPL_PARSE_H
 #include "sbpl/ir.h"

@@ -1,11 +1,4 @@
-/* src/sbpl/reader.h — SBPL text to data: the lexical syntax of Scheme as real profiles write it.
- *
- * `;` line comments, nested `#| |#` block comments and `#;` datum comments; strings with \n \t \r \a \b
- * \f \v \" \\ \xHH and octal \NNN escapes (any other escaped character stands for itself, as in the
- * Scheme reader); raw strings #"…" (no escapes); integers in decimal, #x, #o, #b and #d; #t #f #true
- * #false; characters #\a #\space #\newline #\xHH; quote ' quasiquote ` unquote , and unquote-splicing ,@;
- * dotted pairs. Columns count bytes from 1. NUL bytes, invalid UTF-8 in strings and symbols, and lists
- * nested deeper than the limit are clean errors. */
+/* src/sbpl/reader.h — SBPL text to data: the lexical syntax of Scheme as real profiles write it */
 #ifndef CORDON_SBPL_READER_H
 #define CORDON_SBPL_READER_H
 #include "sbpl/datum.h"

@@ -1,16 +1,4 @@
-/* src/sbpl/writer.h — the SBPL writer: the one way any string reaches SBPL text, and IR → text.
- *
- * Invariant 3 (docs/seatbelt-backend.md): every string written into a policy goes through
- * cordon_sbpl_quote (or cordon_sbpl_quote_regex for regex literals), or is passed as a -D parameter
- * and referenced as (param "NAME"). Both quoting functions refuse what could change the meaning of the
- * text around it or that sandbox-exec would reject:
- *   - NUL and every other control byte (0x00-0x1f, 0x7f): a newline could end a ";;" comment the
- *     string is echoed in, and the kernel never sees such paths from an honest caller;
- *   - invalid UTF-8: macOS file systems store names as UTF-8, so such a string can name no real file,
- *     and refusing it keeps what the terminal shows equal to what the policy says;
- *   - strings longer than CORDON_SBPL_MAX_LITERAL bytes: sandbox-exec rejects long literals, so a
- *     caller must pass such a value as a -D parameter instead (parameters have no such limit here).
- * Callers own every buffer; nothing here keeps state. */
+/* src/sbpl/writer.h — the SBPL writer: the one way any string reaches SBPL text, and IR → text */
 #ifndef CORDON_SBPL_WRITER_H
 #define CORDON_SBPL_WRITER_H
 #include "core/buf.h"

@@ -1,11 +1,8 @@
-/* src/backend/linux/backend.c — the Linux backend for the sandbox manager (src/backend/backend.h).
- *
- * transform: parse the assembled policy (if any), compile it with the profile into a plan, and check the
- * kernel can enforce it (backend_not_available otherwise, with a hint). exec: apply the plan and execve.
- * The request's argv is the command itself: nothing else runs in between. */
+/* src/backend/linux/backend.c — the Linux backend for the sandbox manager (src/backend/backend.h) */
 #include "backend/backend.h"
 #include "backend/linux/linux.h"
 #include "backend/linux/runcache.h"
+#include "core/exit_status.h"
 #include "core/record.h"
 #include "sbpl/parse.h"
 
@@ -176,7 +173,7 @@ static int exec(const cordon_backend *self, const cordon_exec_request *req, cord
   cordon_lx_status st = cordon_lx_run(req->plan, (const char *const *)req->argv, (const char *const *)req->env,
                                       req->cwd, msg);
   /* `msg` says what failed; the manager adds the failure's name */
-  return st == CORDON_LX_NOT_FOUND ? 127 : st == CORDON_LX_NOT_EXECUTABLE ? 126 : 125;
+  return cordon_exit_status_of(cordon_lx_status_name(st));
 }
 
 static void describe(const cordon_backend *self, const cordon_exec_request *req, cordon_buf *out) {

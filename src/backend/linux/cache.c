@@ -1,13 +1,4 @@
-/* src/backend/linux/cache.c — compiled plans, cached by their inputs.
- *
- * Key: a 128-bit hash of everything the compiler reads except the disk — the policy text and its -D
- * parameters, the profile (resolved entries, protected names, kinds), the match context, the options,
- * the caller's uids, $SSH_AUTH_SOCK, cordon's version and the identity of the file holding this code. The disk is checked instead: a cached plan
- * keeps every stat the compiler made, and is used only while each one still gives the same answer.
- * Where: $XDG_CACHE_HOME/cordon/linux-plans (default ~/.cache/…), written atomically (temporary file +
- * rename), read only from a directory and a file owned by the caller and writable by nobody else. Every
- * plan the compiler makes denies writing to $XDG_CACHE_HOME/cordon, so no sandbox can plant a plan for
- * the next run (invariant 2). */
+/* src/backend/linux/cache.c — compiled plans, cached by their inputs */
 #include "backend/linux/linux.h"
 #include "backend/linux/runcache.h"
 #include "backend/linux/seccomp.h"

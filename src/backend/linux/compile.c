@@ -1,17 +1,4 @@
-/* src/backend/linux/compile.c — policy IR + permission profile → Linux plan (the entry point).
- *
- * Rules, in the order that gives the profile its meaning (DESIGN.md: deny wins):
- *   1. the run's own devices, /proc and /dev/shm (synthetic allows; any later policy rule overrides them),
- *      and, for a compile from the profile alone, the profile's read and write entries;
- *   2. the policy's file rules (IR), as written: an assembled policy carries the profile's section
- *      itself (with HOME's dot-entries cut out of a writable root that holds HOME), so with a policy the
- *      policy alone decides the files, as the Seatbelt backend runs it;
- *   3. for a compile from the profile alone, its deny entries (secrets), then protected metadata under
- *      every writable root (synthetic denies, last, so they win); then the plan cache.
- * Then walk.c turns rules into Landlock rules and the view, view_plan.c completes the view, and every
- * rule that names a write class or connecting to a unix socket is handed to the gate (gate.h), which
- * decides those exactly while the command runs. Which paths are dangerous is the policy's business
- * (lua/cordon/protect.lua, the profile tree's socket rules); nothing here keeps its own list. */
+/* src/backend/linux/compile.c — policy IR + permission profile → Linux plan (the entry point) */
 #include "backend/linux/compile_impl.h"
 
 #include "core/path.h"

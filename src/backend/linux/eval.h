@@ -1,12 +1,4 @@
-/* src/backend/linux/eval.h — SBPL file decisions for the Linux compiler, over whole subtrees.
- *
- * The compiler asks two questions per interesting path P: what does the policy decide for P itself, and
- * for the paths strictly beneath P that no rule names (its "interior")? Literal and subpath filters
- * answer both exactly; prefix and regex filters, vnode types and unknown filters can answer "unknown"
- * for an interior, and then the rule counts toward less access: an allow is taken as not matching, a
- * deny as matching (and the rule is reported as an approximation).
- * Semantics as the evaluator's (docs/sbpl-semantics.md): per operation the last filtered match decides,
- * else its last unfiltered rule, else the parent operation; no rule on the whole chain allows. */
+/* src/backend/linux/eval.h — SBPL file decisions for the Linux compiler, over whole subtrees */
 #ifndef CORDON_LINUX_EVAL_H
 #define CORDON_LINUX_EVAL_H
 #include "backend/linux/plan.h"

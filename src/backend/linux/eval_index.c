@@ -1,9 +1,4 @@
-/* src/backend/linux/eval_index.c — which rules can match a path at all.
- *
- * Most rules are positive trees of literal and subpath filters: such a rule can match a path only when
- * one of its arguments is that path or one of its ancestors. Indexing rules by argument turns "evaluate
- * every rule for every probe" into "look up the probe's few ancestors"; the other rules (negations,
- * regexes, prefixes, unknown filters) are always evaluated. */
+/* src/backend/linux/eval_index.c — which rules can match a path at all */
 #include "backend/linux/eval.h"
 
 #include <stdint.h>

@@ -1,17 +1,4 @@
-/* src/backend/linux/gate.h — the gate: init's seccomp user-notification server (docs/linux-sandbox.md,
- * "The gate").
- *
- * The command's gate filter (seccomp.h) turns the syscalls in cordon_lx_gated_syscalls into user
- * notifications. init, in the same mount namespace and Landlock domain as the command, performs each one
- * itself on its own copy of the arguments, resolving paths as the caller would, after deciding it:
- *   - writes (create, write, remove classes) with the plan's gate rules (plan.h: plan->grules, evaluated
- *     with eval.h's lx_decide on the exact resolved path), then git's layout rules (gate/git.c);
- *   - connect() to a unix socket path: only a socket the policy names in an allow and still allows
- *     (plan->grules, connect class), or one bound inside this run;
- * and answers the caller with the result (a new descriptor through SECCOMP_IOCTL_NOTIF_ADDFD). Nothing the
- * caller changes in its memory after the notification matters: the gate never lets the kernel run the
- * caller's syscall itself (no SECCOMP_USER_NOTIF_FLAG_CONTINUE). A refusal is EPERM (EACCES for a
- * socket) and one line on `msg_fd`. */
+/* src/backend/linux/gate.h — the gate: init's seccomp user-notification server (docs/linux-sandbox.md, "The gate") */
 #ifndef CORDON_LINUX_GATE_H
 #define CORDON_LINUX_GATE_H
 #include "backend/linux/linux.h"

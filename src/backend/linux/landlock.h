@@ -1,8 +1,4 @@
-/* src/backend/linux/landlock.h — Landlock: the ABI probe and applying a plan's rules.
- *
- * The system <linux/landlock.h> may predate the running kernel, so the uapi pieces newer than ABI 2
- * (TRUNCATE, IOCTL_DEV, TCP ports, scoping) are declared here from the kernel's documented ABI
- * (Documentation/userspace-api/landlock.rst; include/uapi/linux/landlock.h). */
+/* src/backend/linux/landlock.h — Landlock: the ABI probe and applying a plan's rules */
 #ifndef CORDON_LINUX_LANDLOCK_H
 #define CORDON_LINUX_LANDLOCK_H
 #include "backend/linux/linux.h"

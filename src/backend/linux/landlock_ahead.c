@@ -1,18 +1,4 @@
-/* src/backend/linux/landlock_ahead.c — a cache hit's Landlock rules, added by two threads while the main
- * thread also replays the entry (landlock.h says which rules qualify, and why).
- *
- * Exactness: a rule's right lands on the inode its path resolves to. Ahead of the mount namespace that
- * is the same inode as after it only where neither the path nor where its symlinks lead is covered by
- * a planned mount (open_ahead); the main thread adds the others after the mounts.
- *
- * Timing: waking an idle CPU costs about 0.1-0.2 ms on the virtual machines measured here
- * (docs/benchmarks.md), as much as the work itself. So the helper is started before the run's key is
- * computed and spins until the plan is offered; the two threads share the rules through one atomic
- * counter, so whichever is free takes the next one, and the main thread never sleeps waiting for the
- * helper: it spins until the helper's last rule is in (settle), or, where a single thread is needed,
- * until the helper has left (finish). The gate's rules are not decoded here but by init, while the
- * command loads its filter: the main thread would wait for the helper's decoding longer than the
- * command waits for init's (docs/benchmarks.md, seventh session). */
+/* src/backend/linux/landlock_ahead.c — a cache hit's Landlock rules, added by helper threads during the replay */
 #include "backend/linux/landlock.h"
 #include "core/path.h"
 

@@ -1,31 +1,4 @@
-/* src/backend/linux/limits.h — a run's resource limits: `--limit procs=N,memory=SIZE,cpu=SECONDS`
- * (docs/cli.md, "Limits"; the defaults are policy, in lua/cordon/cli/run.lua).
- *
- * procs   every process and thread of the run. A cgroup's pids.max when cordon can make one; else, in
- *         the run's PID namespace, its own pid_max (Linux 6.14 and later; it counts pids, so the run gets
- *         between N and N + 299 tasks), and RLIMIT_NPROC, which the kernel counts per user *in each user
- *         namespace* (5.14 and later): inside the run's fresh user namespace it counts only the run's
- *         tasks. RLIMIT_NPROC does not hold root (uid 0 is exempt even in a user namespace).
- * memory  the whole run's memory.max (and memory.swap.max 0) in a cgroup; else RLIMIT_DATA per process:
- *         private writable memory, which leaves the address-space reservations of JITs, Go and the JVM
- *         alone (RLIMIT_AS counts those and breaks them), but not ASan's shadow memory.
- * cpu     CPU seconds per process (RLIMIT_CPU: SIGXCPU, then SIGKILL a second later).
- *
- * The run's cgroup (cgroup v2 only; limits_cgroup.c) goes beside cordon's own cgroup, under its parent,
- * or under it when cordon sits in the root cgroup: cgroup v2's no-internal-process rule forbids
- * controllers below a cgroup that holds processes, and cordon's own holds at least cordon. It is made
- * only where the controllers are already enabled (systemd's delegated user@UID.service does that for its
- * slices: a terminal's scope under app.slice qualifies, an ssh session's scope owned by root does not)
- * and writable by the caller; cordon never enables a controller in a tree it does not own.
- *
- * Phases, in the runtime's order:
- *   prepare  in cordon, before the user namespace: makes the cgroup, opens its cgroup.procs;
- *   enter    in init (pid 1 of the run's PID namespace, still holding its capabilities there, with a
- *            procfs at /proc, before Landlock and before any thread): joins the cgroup through that
- *            descriptor (its view has /sys/fs/cgroup read-only), or sets the namespace's pid_max, which
- *            the view must keep the command from writing back (Landlock does: /proc is read-only);
- *   apply    in the command right before execve: the rlimits;
- *   release  in cordon after the run: removes the cgroup and says which limit the run reached. */
+/* src/backend/linux/limits.h — a run's resource limits: `--limit procs=N,memory=SIZE,cpu=SECONDS` (docs/cli.md) */
 #ifndef CORDON_LINUX_LIMITS_H
 #define CORDON_LINUX_LIMITS_H
 #include "backend/linux/linux.h"

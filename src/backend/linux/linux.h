@@ -1,6 +1,4 @@
-/* src/backend/linux/linux.h — the Linux backend's entry points: probe the kernel, compile a policy into
- * a plan, apply a plan and exec. The manager reaches them through cordon_linux_backend()
- * (src/backend/backend.h); Lua through cordon.c.linux (src/lua/llinux.c). */
+/* src/backend/linux/linux.h — the Linux backend's entry points: probe the kernel, compile a plan, apply it and exec */
 #ifndef CORDON_LINUX_H
 #define CORDON_LINUX_H
 #include "backend/backend.h"

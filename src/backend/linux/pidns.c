@@ -1,11 +1,4 @@
-/* src/backend/linux/pidns.c — the run's processes: supervisor, init, command (pidns.h).
- *
- * Signals: the supervisor and init block the signals they relay (and SIGCHLD) and take them without a
- * handler (sigwaitinfo, or a signalfd where init also serves the gate), so no disposition changes; the
- * command gets the caller's mask back before it execs. Blocking also matters for init: the kernel drops a
- * signal sent to a namespace's init whose disposition is SIG_DFL, unless it is blocked. Only signals a
- * process sent (SI_USER, SI_QUEUE) are relayed: the terminal's own (^C, ^\, a resize) already reach every
- * process of the foreground group, the command included, and relaying them would deliver them twice. */
+/* src/backend/linux/pidns.c — the run's processes: supervisor, init, command (pidns.h) */
 #include "backend/linux/pidns.h"
 
 #include "backend/linux/gate.h"

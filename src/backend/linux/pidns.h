@@ -1,17 +1,4 @@
-/* src/backend/linux/pidns.h — the run's processes: supervisor, init, command (docs/linux-sandbox.md,
- * "Processes").
- *
- *   supervisor  cordon itself, outside: waits for init's report, forwards the signals a user sends it,
- *               and ends exactly as the command ended (the same exit code, or killed by the same signal);
- *   init        pid 1 of the run's PID namespace: builds the view and applies the sandbox to itself, forks
- *               the command, then serves the gate (gate.h) on the command's listener, reaps every orphan,
- *               forwards signals; once the command has ended it kills and reaps every other process of
- *               the run, then reports the command's wait status, and holds the run's namespaces until the
- *               supervisor has gone (their teardown is not part of a run's time), dying with it;
- *   command     pid 2: its own filters, then execve.
- * A failure anywhere before the command's execve comes back as a status (with `msg`) in whichever
- * process it happened; init's and the command's exit code then reaches the caller through the supervisor
- * unchanged, so it is 125/126/127 as if cordon itself had failed, and nothing ran. */
+/* src/backend/linux/pidns.h — the run's processes: supervisor, init, command (docs/linux-sandbox.md, "Processes") */
 #ifndef CORDON_LINUX_PIDNS_H
 #define CORDON_LINUX_PIDNS_H
 #include "backend/linux/limits.h"

@@ -1,11 +1,4 @@
-/* src/backend/linux/plan.h — the Linux sandbox plan: what the runtime applies before it execs.
- *
- * A plan is data, computed once by the compiler (compile.h) from the policy IR and the permission
- * profile, shown by `cordon explain --platform linux`, and applied by the runtime (runtime.c, pidns.c,
- * view.c; docs/linux-sandbox.md): user, mount and PID namespaces, the view, capabilities dropped,
- * no_new_privs, seccomp, Landlock last, the gate. It is independent of the kernel it runs on: rights are
- * kept as access classes, and the runtime turns them into the Landlock bits the running kernel's ABI
- * knows (landlock.h). */
+/* src/backend/linux/plan.h — the Linux sandbox plan: what the runtime applies before it execs */
 #ifndef CORDON_LINUX_PLAN_H
 #define CORDON_LINUX_PLAN_H
 #include "core/buf.h"

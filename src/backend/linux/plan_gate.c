@@ -1,5 +1,4 @@
-/* src/backend/linux/plan_gate.c — the plan's part for the gate (plan.h, gate.h): its rules and the git
- * config keys a config written inside may change. */
+/* src/backend/linux/plan_gate.c — the plan's part for the gate: its rules, and the git config keys a config may change */
 #include "backend/linux/plan.h"
 
 #include "backend/linux/eval.h"

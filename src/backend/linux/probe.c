@@ -1,5 +1,4 @@
-/* src/backend/linux/probe.c — what the kernel offers, and hints a user can act on when it is not enough.
- * Modelled on the kernel's samples/landlock/sandboxer.c: ask for the ABI, never guess from versions. */
+/* src/backend/linux/probe.c — what the kernel offers, and hints a user can act on when it is not enough */
 #include "backend/linux/landlock.h"
 
 #include <errno.h>

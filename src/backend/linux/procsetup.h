@@ -1,6 +1,4 @@
-/* src/backend/linux/procsetup.h — what a run's processes set up for themselves before the command runs:
- * its descriptors, its session keyring, and no user namespaces below its own (docs/linux-sandbox.md,
- * "Processes"; threat model classes 3, 5 and 9). */
+/* src/backend/linux/procsetup.h — what a run's processes set up themselves: descriptors, keyring, no user namespaces */
 #ifndef CORDON_LINUX_PROCSETUP_H
 #define CORDON_LINUX_PROCSETUP_H
 #include "backend/linux/linux.h"

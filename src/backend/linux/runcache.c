@@ -1,14 +1,4 @@
-/* src/backend/linux/runcache.c — the run cache (runcache.h): key, load, replay, store.
- *
- * An entry (runcache_format.c) is written atomically (temporary file + rename, mode 0600) into
- * <cache root>/linux-runs/<hash of the key>.run, a directory every plan forbids the sandbox to write.
- * It holds the key's full text, so a hash collision is a miss, never someone else's run.
- *
- * The environment: the key holds every variable's name; the entry holds, in the same order, each value
- * the run depended on, and nothing for a variable the command's environment dropped (sanitized mode).
- * A dropped value reaches neither the command nor, by the contract in src/lua/lsys.c, any decision
- * (reads through cordon.c.sys.getenv are recorded and replayed), so a changing one (a shell's _,
- * hyperfine's HYPERFINE_RANDOMIZED_ENVIRONMENT_OFFSET, a terminal's session id) does not miss. */
+/* src/backend/linux/runcache.c — the run cache (runcache.h): key, load, replay, store */
 #include "backend/linux/runcache.h"
 
 #include "backend/linux/landlock.h"

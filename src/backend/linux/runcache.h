@@ -1,11 +1,4 @@
-/* src/backend/linux/runcache.h — whole `cordon run` decisions, cached (docs/linux-backend.md, "The run
- * cache").
- *
- * A miss runs the Lua half with the recorder armed (core/record.h); right before the Linux backend
- * applies its plan, the entry is written: the key, every recorded observation, the compiler's own stat
- * list, the exec request (argv, env, cwd) and the plan. A hit (src/cli/fastpath.c) finds the entry by
- * its key, replays every observation and, only if all still hold, applies the stored plan. Any doubt is
- * a miss: the slow path is always correct. */
+/* src/backend/linux/runcache.h — whole `cordon run` decisions, cached (docs/linux-backend.md, "The run cache") */
 #ifndef CORDON_LINUX_RUNCACHE_H
 #define CORDON_LINUX_RUNCACHE_H
 #include "backend/linux/plan.h"

@@ -1,45 +1,4 @@
-/* src/backend/linux/runcache_format.c — the bytes of a run cache entry and of a plan cache file (runcache.h).
- *
- * Binary, because a hit must parse it in microseconds (JSON of the same entry took 1–5 ms), and so is the
- * plan cache's file, read on every miss (its JSON took ~1 ms to read). Every field
- * is bounded by what is left of the input, strings may not hold NUL, counts are capped, enumerations are
- * checked, and the input must end exactly where the entry does. Layout (integers are 32-bit little
- * endian, a string is its length then its bytes):
- *
- *   "CORDONRC" u32 format
- *   str key
- *   u32 n, n × { u8 call, str arg, str digest }          recorded observations (core/record.h)
- *   u32 n, n × { u8 kind, str path }                     the compiler's stats (cordon_lx_stat_kind)
- *   u32 n, n × { u8 has_value, [str "NAME=value"] }      cordon's environment (runcache.c)
- *   u32 n, n × str                                       argv (n >= 1)
- *   u32 n, n × str                                       env
- *   str cwd
- *   u32 min_abi, u8 plan flags
- *   u32 n, n × { u8 access, u8 is_dir, str path, str source }                       Landlock rules
- *   u32 n, n × { u8 kind, u8 flags, str path, str source, str reason }              the view
- *   u32 procs, u32 cpu, u32 memory (low half), u32 memory (high half)   resource limits (limits.h)
- *   u32 n, n × u32                                                       descriptors passed (--pass-fd)
- *   u32 len, then len bytes: the gate's part, decoded by init only (cordon_lx_plan_gate_decode), after it
- *   forked the command, so a hit never waits for it:
- *     u32 n, n × { u8 action, 6 × u8 levels, u8 parts, [filter], [str path], str source }   gate rules
- *       filter: u8 kind, u8 match, str name, u32 n × { u8 is_param, str text }, u32 n × filter
- *     u32 n, n × str                                     git config keys the gate lets change
- *   optional: str valid-for, u32 n, n bytes, u32 m, m bytes     the base and gate seccomp programs
- *                                         libseccomp built (seccomp.h), used only when valid-for names
- *                                         this machine, kernel and libseccomp; only the one the command
- *                                         loads is kept (m is 0 for a plan without a gate, n otherwise)
- *
- * The plan's approximations and skipped paths are not kept: only explain shows them.
- *
- * The plan cache's file (cache.c) is the same plan in the same form, with what a miss needs around it:
- *
- *   "CORDONPC" u32 format
- *   str key
- *   u32 n, n × { u8 kind, str path }                     the compiler's stats
- *   the plan, as above from min_abi to the gate's part (no limits, no descriptors: a run adds them)
- *   u32 n, n × { str source, str message }               approximations
- *   u32 n, n × { str source, str path }                  skipped paths
- *   optional: the seccomp programs, as above                                                           */
+/* src/backend/linux/runcache_format.c — the bytes of a run cache entry and of a plan cache file (runcache.h) */
 #include "backend/linux/runcache.h"
 
 #include "backend/linux/seccomp.h"

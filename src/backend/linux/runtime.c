@@ -1,15 +1,4 @@
-/* src/backend/linux/runtime.c — apply a plan, then exec (docs/linux-sandbox.md, "Processes").
- *
- * In cordon: check the kernel; a cgroup for the run's limits where one can be made (limits.h); enter a
- * user namespace (root too: every id maps to itself, nothing else is mapped) and a mount namespace; then a
- * PID namespace (pidns.c), whose init does the rest: the view (view.c), chdir, a fresh session keyring,
- * no user namespace below the run's, the limits joined; capabilities dropped but CAP_SYS_PTRACE in the
- * run's own user namespace (the gate reads callers' memory); no_new_privs, Landlock, non-dumpable; then
- * it forks the command, which leaves the session when stdin is not a terminal, drops the last
- * capability, loads its seccomp filter (seccomp.h) and hands the listener to init (which serves the gate,
- * gate.h), applies its rlimits, closes every inherited descriptor but those passed on purpose, and
- * execs. Any step failing stops before execve: the command never runs
- * half-sandboxed. */
+/* src/backend/linux/runtime.c — apply a plan, then exec (docs/linux-sandbox.md, "Processes") */
 #include "backend/linux/landlock.h"
 #include "backend/linux/limits.h"
 #include "backend/linux/pidns.h"

@@ -1,5 +1,4 @@
-/* src/backend/linux/seccomp.c — the base and gate filters, built with libseccomp (seccomp.h says what each
- * is for; each rule here says why it is there). */
+/* src/backend/linux/seccomp.c — the base and gate seccomp filters, built with libseccomp (each rule says why) */
 #include "backend/linux/seccomp.h"
 
 #include "backend/linux/gate.h"

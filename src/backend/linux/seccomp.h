@@ -1,31 +1,4 @@
-/* src/backend/linux/seccomp.h — the run's two seccomp filters (docs/linux-sandbox.md, "Processes").
- *
- * base  what no process of a run may do: terminal input injection (TIOCSTI, TIOCLINUX); new
- *       user namespaces (clone/unshare with CLONE_NEWUSER, setns; clone3 answers ENOSYS because its
- *       flags are in memory, and every libc then falls back to clone); io_uring (it bypasses every
- *       syscall rule, the gate's too); datagram unix sockets (one can sendmsg to any socket path);
- *       with the network restricted, sockets of any family but AF_UNIX; kernel keyrings; the mount
- *       API; BPF, userfaultfd and the syscalls that change the whole kernel. seccomp.c says why for
- *       each. It keeps what developer tools need (ptrace of one's own children, perf_event_open,
- *       personality, process_vm_*).
- * gate  the base's rules and, in the same program: every syscall of cordon_lx_gated_syscalls (gate.h)
- *       becomes a user notification to init (opens only when they write), openat2 answers ENOSYS (its
- *       flags are in memory), and a nested filter with a new listener is refused (its CONTINUE would
- *       skip the gate).
- * The command loads one of them after init forked it (the gate's when the run has a gate, with
- * SECCOMP_FILTER_FLAG_NEW_LISTENER), so it and everything it starts run under it. init, which runs no code
- * but cordon's and serves the gate, is under none: loading a filter costs ~0.1 ms on the machines
- * measured (its program is compiled and mapped executable), and one load instead of two is the point.
- *
- * Both are built with libseccomp, which checks the architecture. On x86_64 the compat ABIs (ia32, x32)
- * get the same rules with two differences, because their arguments cannot all be read: they cannot
- * create sockets at all (ia32's socketcall() hides the family and type in memory), and the gated
- * syscalls answer ENOSYS instead of notifying, so 32-bit programs read but never write through the
- * gate. Any other architecture is killed.
- *
- * The run cache keeps both programs (cordon_lx_seccomp_export) with the machine, kernel and libseccomp
- * they were built on (cordon_lx_seccomp_kernel); a hit on the same ones loads those bytes directly
- * (plan->seccomp_bpf) instead of building them again, which is all the static front can do. */
+/* src/backend/linux/seccomp.h — the run's two seccomp filters (docs/linux-sandbox.md, "Processes") */
 #ifndef CORDON_LINUX_SECCOMP_H
 #define CORDON_LINUX_SECCOMP_H
 #include "backend/linux/linux.h"

@@ -1,5 +1,4 @@
-/* src/backend/linux/seccomp_stored.c — the seccomp programs the run cache kept (seccomp.h), and what they
- * are valid for. Needs libseccomp's header only, not the library: the static front (src/front/) uses it. */
+/* src/backend/linux/seccomp_stored.c — the seccomp programs the run cache kept, and what they are valid for */
 #include "backend/linux/seccomp.h"
 
 #include <errno.h>

@@ -1,11 +1,4 @@
-/* src/backend/linux/view.c — building the run's view (view.h; docs/linux-sandbox.md, "The view").
- *
- * In init, inside the run's mount namespace: a staging tmpfs is mounted on /tmp and pivoted to, so the
- * host's root (the old root) stays reachable whole at /host, /tmp included. The view is built in a second
- * tmpfs at /view from the plan's mounts, in order, then pivoted into with pivot_root(".", "."), which
- * stacks the old root on the new one so a lazy unmount drops it and the staging tmpfs together. Nothing
- * is written on the host. Host symlinks on the way to a path are copied into the view as they are now, so
- * paths resolve inside as they do outside. */
+/* src/backend/linux/view.c — building the run's view (view.h; docs/linux-sandbox.md, "The view") */
 #include "backend/linux/view.h"
 
 #include "core/path.h"

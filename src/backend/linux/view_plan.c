@@ -1,14 +1,4 @@
-/* src/backend/linux/view_plan.c — completing the view the walk began (compile_impl.h, plan.h).
- *
- * The walk bound what the policy grants and made listing views where it grants a literal. Here:
- *   - the unix sockets the policy names in an allow (an integration: ssh, docker, gpg) are bound into the
- *     view where it shows nothing of the host (/run, the run's own /tmp); the gate still decides every
- *     connect (gate.h), the view only decides what is there to be reached;
- *   - listing is granted on the whole view (Landlock READ_DIR from /), which is exact because every
- *     directory in it is a listing view (the names a literal lets one list), a directory on the way (only
- *     what is granted beneath it), or a tree bound because the policy lets one read it — unless a directory
- *     was bound for something else than reading, and then listing is not granted, and the plan says so;
- *   - the mounts are sorted in the order init applies them. */
+/* src/backend/linux/view_plan.c — completing the view the walk began (compile_impl.h, plan.h) */
 #include "backend/linux/compile_impl.h"
 
 #include "core/path.h"

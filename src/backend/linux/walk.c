@@ -1,17 +1,4 @@
-/* src/backend/linux/walk.c — the compiler's core: from rules and nodes to Landlock rules and the view.
- *
- * 1. Rules: the IR's file rules, then the profile turned into rules — its allow entries first (any
- *    later policy rule wins over them), its deny entries and protected metadata last (they win).
- * 2. Nodes: every path a rule names, sorted so a directory comes right before its subtree.
- * 3. Walk: per node, what the policy allows at the node and in its interior (eval.h), compared with what
- *    the Landlock rules of its ancestors already grant. More → a Landlock rule here. Outside every bound
- *    tree, a node with a rule is bound into the view (read-only unless it may be written), and a
- *    directory granted only by a literal becomes a listing view. Inside a bound tree: read denied → hide;
- *    exec denied → noexec; write allowed where the bound tree is read-only → a writable bind.
- * Writes are decided twice: here as an upper bound (eval.h, rs->writes_upper: every allow that could
- * apply), which sizes Landlock and the writable binds, and exactly by the gate while the command runs
- * (gate.h), which is why no mask is made for a write denied inside a writable tree, nor for a denied
- * path that does not exist yet. view.c then completes the view (docs/linux-sandbox.md). */
+/* src/backend/linux/walk.c — the compiler's core: from rules and nodes to Landlock rules and the view */
 #include "backend/linux/compile_impl.h"
 
 #include "core/path.h"

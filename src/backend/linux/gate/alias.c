@@ -1,11 +1,4 @@
-/* src/backend/linux/gate/alias.c — names that give other paths a new meaning.
- *
- * A symlink at P, or a directory moved to P, changes what every path beneath P is: a deny protecting one
- * of them (.vscode/tasks.json under a writable workdir) would then protect whatever the link leads to or
- * the moved tree holds, both the command's choice. So a symlink is not made (or moved) at P when a deny
- * rule names a path beneath P, and a directory is not moved to or from P when its tree holds such a
- * path, or a symlink on the way to one. Denies written as unanchored regexes are decided on real paths
- * only (docs/linux-gate.md); git's files are kept by git's layout rules, which look at what is there. */
+/* src/backend/linux/gate/alias.c — names that give other paths a new meaning */
 #include "backend/linux/gate/gate_impl.h"
 
 #include <dirent.h>

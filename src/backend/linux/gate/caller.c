@@ -1,7 +1,4 @@
-/* src/backend/linux/gate/caller.c — what the gate reads of the calling thread: its memory
- * (process_vm_readv), its descriptors (pidfd_getfd), its cwd (/proc/<tid>/cwd), umask and process id
- * (/proc/<tid>/status). Each needs ptrace access to the caller, which init keeps (CAP_SYS_PTRACE in the
- * run's user namespace); without it the call fails closed with EPERM. */
+/* src/backend/linux/gate/caller.c — what the gate reads of the calling thread: memory, descriptors, cwd, umask, pid */
 #include "backend/linux/gate/gate_impl.h"
 
 #include <errno.h>

@@ -1,6 +1,4 @@
-/* src/backend/linux/gate/decide.c — deciding one operation on what it resolved to: the policy's rules
- * for the class it needs, then git's layout rules; and the refusal lines on the run's stderr, one per
- * path, at most 100 a run, each naming the rule that decided. */
+/* src/backend/linux/gate/decide.c — deciding one operation on what it resolved to, and the refusal lines on stderr */
 #include "backend/linux/gate/gate_impl.h"
 
 #include <errno.h>

@@ -1,7 +1,4 @@
-/* src/backend/linux/gate/gate.c — the gate's life and its notification loop (gate.h, gate_impl.h).
- *
- * The seccomp uapi pieces newer than the oldest header we build against are declared here, from the
- * kernel's documented ABI (include/uapi/linux/seccomp.h). */
+/* src/backend/linux/gate/gate.c — the gate's life and its notification loop (gate.h, gate_impl.h) */
 #include "backend/linux/gate/gate_impl.h"
 
 #include <errno.h>

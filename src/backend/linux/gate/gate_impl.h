@@ -1,14 +1,4 @@
-/* src/backend/linux/gate/gate_impl.h — the gate's parts, private to src/backend/linux/gate/.
- *
- *   gate.c        receiving notifications, dispatching them, answering (gate.h's functions)
- *   syscalls.c    the table of gated syscalls and each one's arguments
- *   caller.c      the caller: its memory, cwd, descriptors, umask, process
- *   resolve.c     resolving a path as the caller would
- *   decide.c      the policy's answer, and the refusal lines on msg_fd
- *   git.c         git's layout rules; git_replace.c replacing config and todo lists, checking moved trees
- *   op_open.c, op_names.c, op_attr.c, op_socket.c   performing each operation
- *   workers.c     the threads that run what may block
- * Everything here runs on init's main thread unless it says "worker". */
+/* src/backend/linux/gate/gate_impl.h — the gate's parts, private to src/backend/linux/gate/ */
 #ifndef CORDON_LINUX_GATE_IMPL_H
 #define CORDON_LINUX_GATE_IMPL_H
 #include "backend/linux/eval.h"

@@ -1,13 +1,4 @@
-/* src/backend/linux/gate/git.c — git's layout rules (docs/linux-gate.md, "Git's layout rules"): which
- * names in which directories git would later run or read as configuration.
- *
- * A git directory is a directory named .git or beneath one, or one holding objects and refs (what a
- * commondir can point at), or one holding commondir (a linked worktree's). The brief's "holds objects,
- * refs and HEAD" is widened on purpose: git takes a directory's config and hooks from its commondir,
- * which needs only objects and refs, so a HEAD-less directory with a config of its own and the HEAD and
- * commondir of another would otherwise assemble into a repository. Names compare ASCII-case-insensitively
- * (case-insensitive file systems exist); what a directory holds is asked of the file system, which knows
- * its own case rules. */
+/* src/backend/linux/gate/git.c — git's layout rules: which names git would later run or read as configuration */
 #include "backend/linux/gate/gate_impl.h"
 
 #include <dirent.h>

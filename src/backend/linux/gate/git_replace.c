@@ -1,11 +1,4 @@
-/* src/backend/linux/gate/git_replace.c — replacing a git config or todo list the way git does, and
- * checking a directory tree that is moved into a git directory.
- *
- * git writes config through config.lock and renames it over config; the sequencer writes its todo list
- * the same way (write_message: git-rebase-todo.lock), and editors such as `sed -i` rename a file of
- * their own over it. The gate reads the new text once, checks it, and writes those bytes itself into a
- * fresh file that it renames over the target: whatever is written to the source later, through a
- * descriptor kept open, never reaches git. */
+/* src/backend/linux/gate/git_replace.c — replacing a git config or todo list as git does; trees moved into a git dir */
 #include "backend/linux/gate/gate_impl.h"
 
 #include "core/gitconfig.h"

@@ -1,5 +1,4 @@
-/* src/backend/linux/gate/op_attr.c — truncate, chmod, fchmodat(2), fchmod: WRITE on an existing object,
- * performed on the very inode resolved (through /proc/self/fd). */
+/* src/backend/linux/gate/op_attr.c — truncate, chmod, fchmodat(2), fchmod: WRITE on the very inode resolved */
 #include "backend/linux/gate/gate_impl.h"
 
 #include <errno.h>

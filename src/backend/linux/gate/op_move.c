@@ -1,10 +1,4 @@
-/* src/backend/linux/gate/op_move.c — link(at) and rename(at|at2).
- *
- * rename: REMOVE at the source, CREATE at the destination, and REMOVE there too when it exists (with
- * RENAME_EXCHANGE each side is both). link: WRITE at the source, since a second name for a protected
- * file would let it be written later, and CREATE at the new name. Then git's rules on both names; a
- * rename onto a git config or todo list is git_replace's; a directory moved into a git directory (or
- * made a .git) is checked whole. */
+/* src/backend/linux/gate/op_move.c — link(at) and rename(at|at2) */
 #include "backend/linux/gate/gate_impl.h"
 
 #include <errno.h>

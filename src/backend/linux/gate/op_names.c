@@ -1,7 +1,4 @@
-/* src/backend/linux/gate/op_names.c — making and removing names: mkdir(at), mknod(at), symlink(at),
- * unlink(at), rmdir. Each resolves the path's directory and final name without following it, answers
- * the kernel's errors for what is there ("." and "..", an existing name, a trailing slash), decides, and
- * acts on that directory descriptor and that single name, with the caller's umask for creations. */
+/* src/backend/linux/gate/op_names.c — making and removing names: mkdir, mknod, symlink, unlink, rmdir (and -at forms) */
 #include "backend/linux/gate/gate_impl.h"
 
 #include <errno.h>

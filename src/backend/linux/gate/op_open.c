@@ -1,13 +1,4 @@
-/* src/backend/linux/gate/op_open.c — open, openat and creat that write, create or truncate.
- *
- * The gate resolves the path, decides on what it found (CREATE for a new name, WRITE for an existing
- * object opened to write or truncate), then opens that very object: a new file with O_CREAT | O_EXCL |
- * O_NOFOLLOW in the directory it resolved, an existing one by reopening its O_PATH descriptor through
- * /proc/self/fd. O_NOCTTY is always added (the caller takes a terminal with TIOCSCTTY). A descriptor
- * the caller already has open for writing may be reopened for writing through /proc/self/fd/N without
- * a decision when it is a pipe, a socket or a terminal: that grants nothing new (/dev/stderr, /dev/fd/N,
- * bash's >(…)); a file is decided on like any other. Entries of other processes under /proc are
- * refused (resolve.c). */
+/* src/backend/linux/gate/op_open.c — open, openat and creat that write, create or truncate */
 #include "backend/linux/gate/gate_impl.h"
 
 #include <errno.h>

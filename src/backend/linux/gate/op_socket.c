@@ -1,12 +1,4 @@
-/* src/backend/linux/gate/op_socket.c — bind and connect.
- *
- * Both act on a pidfd_getfd duplicate of the caller's socket (the same open file description). For a
- * unix socket path: bind decides CREATE at the path and remembers the socket file's identity (device,
- * inode, birth time where the file system keeps one); connect succeeds only to a socket bound inside
- * this run, or one a policy rule naming a path allows, and connects to the very inode it resolved
- * ("/proc/self/fd/<O_PATH fd>"). Abstract and unnamed addresses, and other families, are done as asked
- * (Landlock's scoping governs abstract sockets). A connect on a blocking socket may wait: a worker does
- * it. */
+/* src/backend/linux/gate/op_socket.c — bind and connect */
 #include "backend/linux/gate/gate_impl.h"
 
 #include <errno.h>

@@ -1,12 +1,4 @@
-/* src/backend/linux/gate/resolve.c — resolving a path as the caller's kernel would (gate_impl.h).
- *
- * The fast path hands the directory part to openat2 with RESOLVE_NO_MAGICLINKS: one syscall, exact,
- * unless the path reaches procfs, where /proc/self would mean init, or a magic link, which openat2 then
- * refuses (ELOOP). Any failure or a procfs result falls back to the walk: one component at a time with
- * O_PATH | O_NOFOLLOW, symlinks read and spliced here, ".." left to the kernel (mounts, the root),
- * "self" and "thread-self" at a procfs root rewritten to the caller's process and thread, and procfs's
- * magic links (/proc/<pid>/fd/N, cwd, root, exe, …) followed by the kernel, which alone can. The final
- * name is looked at without following unless the operation follows it. */
+/* src/backend/linux/gate/resolve.c — resolving a path as the caller's kernel would (gate_impl.h) */
 #include "backend/linux/gate/gate_impl.h"
 
 #include <errno.h>

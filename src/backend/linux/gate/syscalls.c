@@ -1,5 +1,4 @@
-/* src/backend/linux/gate/syscalls.c — the gated syscalls: the table the gate filter is built from
- * (gate.h) and, for x86_64, each one's arguments handed to its operation. */
+/* src/backend/linux/gate/syscalls.c — the gated syscalls: the gate filter's table and each one's arguments */
 #include "backend/linux/gate/gate_impl.h"
 
 #include <errno.h>

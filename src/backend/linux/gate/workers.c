@@ -1,13 +1,4 @@
-/* src/backend/linux/gate/workers.c — the gate's threads for what may block: opening a FIFO or a device
- * that waits, connecting a blocking socket. Everything was decided on the main thread already; a worker
- * only performs and answers. Started on demand, at most WORKERS_MAX; more jobs wait in the queue.
- *
- * A blocked worker must not outlive its caller (killed, or interrupted by a signal: its syscall then
- * restarts as a new notification). Each worker arms a timer of its own while it blocks; its signal
- * (GATE_SIGNAL, a no-op handler without SA_RESTART) interrupts the syscall, and the worker gives up
- * when the notification is no longer pending, or goes on waiting when it is. Workers block every other
- * signal, and the main thread blocks GATE_SIGNAL (cordon_lx_gate_attach), so init's own signal handling
- * is untouched. */
+/* src/backend/linux/gate/workers.c — the gate's threads for what may block: FIFO or device opens, blocking connects */
 #include "backend/linux/gate/gate_impl.h"
 
 #include <errno.h>
