@@ -57,8 +57,8 @@ static void push_filters(lua_State *L, const cordon_filter *f) {
   lua_rawseti(L, -2, 1);
 }
 
-void cordon_lua_pushrule(lua_State *L, const cordon_rule *r) {
-  lua_createtable(L, 0, 7);
+/* Sets t.action and t.ops (t at the top) from `r`. */
+static void set_action_ops(lua_State *L, const cordon_rule *r) {
   lua_pushstring(L, cordon_action_name(r->action));
   lua_setfield(L, -2, "action");
   lua_createtable(L, (int)r->nops, 0);
@@ -67,6 +67,11 @@ void cordon_lua_pushrule(lua_State *L, const cordon_rule *r) {
     lua_rawseti(L, -2, (lua_Integer)k + 1);
   }
   lua_setfield(L, -2, "ops");
+}
+
+void cordon_lua_pushrule(lua_State *L, const cordon_rule *r) {
+  lua_createtable(L, 0, 7);
+  set_action_ops(L, r);
   push_filters(L, r->filter);
   lua_setfield(L, -2, "filters");
   lua_createtable(L, (int)r->nmods, 0);
@@ -300,14 +305,7 @@ static int l_path_rules(lua_State *L) {
       continue;
     }
     lua_setfield(L, -2, "paths");
-    lua_pushstring(L, cordon_action_name(r->action));
-    lua_setfield(L, -2, "action");
-    lua_createtable(L, (int)r->nops, 0);
-    for (size_t k = 0; k < r->nops; k++) {
-      lua_pushstring(L, r->ops[k]);
-      lua_rawseti(L, -2, (lua_Integer)k + 1);
-    }
-    lua_setfield(L, -2, "ops");
+    set_action_ops(L, r);
     cordon_lua_pushloc(L, r->loc);
     lua_setfield(L, -2, "source");
     lua_rawseti(L, -2, ++n);

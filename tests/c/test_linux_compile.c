@@ -21,40 +21,15 @@
 #include "backend/linux/runcache.h"
 #include "core/path.h"
 
-static char base[256], work[300], home[300];
-
-static void put(const char *rel, bool dir) {
-  char p[512];
-  snprintf(p, sizeof p, "%s/%s", base, rel);
-  if (dir) assert_int_equal(mkdir(p, 0755), 0);
-  else {
-    FILE *f = fopen(p, "w");
-    assert_non_null(f);
-    fputs("x\n", f);
-    fclose(f);
-  }
-}
+#include "lx_scratch.h"
 
 static int setup(void **state) {
   (void)state;
-  /* In a directory of its own under /var/tmp, never removed: the enforcement tests' run-cache checks
-   * (ctest runs them alongside) watch /var/tmp itself, and an entry appearing there counts as a change. */
-  if (mkdir("/var/tmp/cordon-tests", 0755) != 0 && errno != EEXIST) return -1;
-  snprintf(base, sizeof base, "/var/tmp/cordon-tests/lxc.XXXXXX");
-  if (!mkdtemp(base)) return -1;
+  if (scratch_make("lxc") != 0) return -1;
   put("w", true), put("w/.git", true), put("w/.git/hooks", true), put("w/.git/config", false), put("w/src", true);
   put("w/src/a.c", false), put("h", true), put("h/.ssh", true), put("h/.ssh/id_ed25519", false);
   put("h/.ssh/known_hosts", false), put("h/docs", true), put("h/docs/n.txt", false);
-  snprintf(work, sizeof work, "%s/w", base);
-  snprintf(home, sizeof home, "%s/h", base);
   return 0;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
-  return system(cmd) == 0 ? 0 : -1;
 }
 
 static const char *roots[1];

@@ -20,36 +20,13 @@
 #include "backend/linux/runcache.h"
 #include "backend/linux/seccomp.h"
 
-static char base[256], work[300], home[300];
-
-static void put(const char *rel, bool dir) {
-  char p[512];
-  snprintf(p, sizeof p, "%s/%s", base, rel);
-  if (dir) assert_int_equal(mkdir(p, 0755), 0);
-  else {
-    FILE *f = fopen(p, "w");
-    assert_non_null(f);
-    fputs("x\n", f);
-    fclose(f);
-  }
-}
+#include "lx_scratch.h"
 
 static int setup(void **state) {
   (void)state;
-  if (mkdir("/var/tmp/cordon-tests", 0755) != 0 && errno != EEXIST) return -1;
-  snprintf(base, sizeof base, "/var/tmp/cordon-tests/plc.XXXXXX");
-  if (!mkdtemp(base)) return -1;
+  if (scratch_make("plc") != 0) return -1;
   put("w", true), put("w/.git", true), put("w/src", true), put("h", true), put("h/.ssh", true);
-  snprintf(work, sizeof work, "%s/w", base);
-  snprintf(home, sizeof home, "%s/h", base);
   return 0;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
-  return system(cmd) == 0 ? 0 : -1;
 }
 
 static const char *roots[1];
