@@ -15,7 +15,8 @@ M.MAX_BYTES = 1 << 16
 -- Directive → what it runs: "file" (its argument, a default when absent), "dir" (added to PATH), or the
 -- files a nix/flake set-up evaluates.
 local DIRECTIVES = {
-  source_env = { kind = "file" }, source_env_if_exists = { kind = "file" },
+  source_env = { kind = "file" }, source_env_if_exists = { kind = "file" }, source = { kind = "file" },
+  ["."] = { kind = "file" },
   dotenv = { kind = "file", default = ".env" }, dotenv_if_exists = { kind = "file", default = ".env" },
   PATH_add = { kind = "dir" }, path_add = { kind = "dir" },
   use_flake = { files = { "flake.nix", "flake.lock" } }, use_nix = { files = { "shell.nix", "default.nix" } },
@@ -39,26 +40,28 @@ function M.sourced(root)
     out[#out + 1] = { kind = kind, path = path, why = envrc .. " runs it through " .. directive .. " (direnv)" }
   end
   for line in text:gmatch("[^\n]+") do
-    local cmd, rest = line:match("^%s*([%w_]+)%s*(.-)%s*$")
-    if cmd == "use" then
-      local what = rest:match("^(%w+)")
-      if what then cmd, rest = "use_" .. what, "" end
-    end
-    local d = cmd and DIRECTIVES[cmd]
-    if d then
-      local arg = rest:match("^(%S+)")
-      arg = arg and unquote(arg)
-      if arg and arg:find("[%$`*?%[]") then
-        notes[#notes + 1] = envrc .. ": " .. cmd .. " " .. arg .. " names a file cordon cannot know; it stays writable"
-      elseif d.files then
-        for _, f in ipairs(d.files) do add("literal", f, cmd:gsub("_", " ", 1)) end
-      elseif d.kind == "dir" then
-        if arg then add("subpath", arg, cmd) end
-      else
-        arg = arg or d.default
-        if arg then add("literal", arg, cmd) end
+    line = line:gsub("^%s*#.*", "")  -- a comment line; a directive may follow `&&`, `;` or `then`
+    for cmd, arg in line:gmatch("([%w_%.]+)[ \t]+([^%s;&|)]+)") do
+      if cmd == "use" then cmd, arg = "use_" .. arg, nil end
+      local d = DIRECTIVES[cmd]
+      if d then
+        arg = arg and unquote(arg)
+        if arg and arg:find("[%$`*?%[]") then
+          notes[#notes + 1] = envrc .. ": " .. cmd .. " " .. arg .. " names a file cordon cannot know; it stays writable"
+        elseif d.files then
+          for _, f in ipairs(d.files) do add("literal", f, (cmd:gsub("_", " ", 1))) end
+        elseif d.kind == "dir" then
+          if arg then add("subpath", arg, cmd) end
+        else
+          arg = arg or d.default
+          if arg then add("literal", arg, cmd) end
+        end
       end
     end
+    -- a directive alone on its line takes its default (dotenv: .env)
+    local alone = line:match("^%s*([%w_]+)%s*$")
+    local d = alone and DIRECTIVES[alone]
+    if d and d.default then add("literal", d.default, alone) end
   end
   return out, notes
 end
