@@ -2,6 +2,7 @@
 #include "core/stat_time.h"
 #include "core/record.h"
 #include "core/sha256.h"
+#include "lua/lsys.h"
 #include "lua/lutil.h"
 
 #include <dirent.h>
@@ -130,12 +131,13 @@ static int push_stat_of(lua_State *L, const char *p, int follow) {
   lua_setfield(L, -2, "uid");
   lua_pushinteger(L, st.st_gid);
   lua_setfield(L, -2, "gid");
-  lua_pushinteger(L, (lua_Integer)st.st_size);
-  lua_setfield(L, -2, "size");
   lua_pushinteger(L, (lua_Integer)st.st_dev);
   lua_setfield(L, -2, "dev");
   lua_pushinteger(L, (lua_Integer)st.st_ino);
   lua_setfield(L, -2, "ino");
+  if (S_ISDIR(st.st_mode)) return 1;  /* a directory's size and mtime are not recorded (record.c): not shown */
+  lua_pushinteger(L, (lua_Integer)st.st_size);
+  lua_setfield(L, -2, "size");
   lua_pushinteger(L, (lua_Integer)CORDON_ST_MTIM(&st).tv_sec * 1000000000 + CORDON_ST_MTIM(&st).tv_nsec);
   lua_setfield(L, -2, "mtime_ns");
   return 1;
@@ -371,15 +373,41 @@ static int l_sha256(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg sys_funcs[] = {
-  {"platform", l_platform}, {"getcwd", l_getcwd},   {"getenv", l_getenv},     {"environ", l_environ},
-  {"realpath", l_realpath}, {"stat", l_stat},       {"lstat", l_lstat},       {"listdir", l_listdir},
-  {"readfile", l_readfile}, {"home", l_home},       {"ids", l_ids},           {"isatty", l_isatty},
-  {"clock", l_clock},       {"ensure_dir", l_ensure_dir}, {"ensure_symlink", l_ensure_symlink},   {"writefile", l_writefile},
-  {"sha256", l_sha256},     {NULL, NULL},
+/* How each primitive keeps the run cache sound: it records what it saw (replayed on a hit), taints the
+ * run (never cached), or is plan-neutral (its answer is part of the cache key, or a pure function).
+ * tests/c/test_sys_soundness.c enumerates the library and holds each primitive to its word. */
+static const cordon_sys_primitive sys_primitives[] = {
+  {"platform", l_platform, CORDON_SYS_NEUTRAL, "the kernel's name: an entry is only read on the machine that wrote it"},
+  {"getcwd", l_getcwd, CORDON_SYS_RECORDS, NULL},
+  {"getenv", l_getenv, CORDON_SYS_RECORDS, NULL},
+  {"environ", l_environ, CORDON_SYS_NEUTRAL, "the environment is in the key (runcache.c); decisions read getenv"},
+  {"realpath", l_realpath, CORDON_SYS_RECORDS, NULL},
+  {"stat", l_stat, CORDON_SYS_RECORDS, NULL},
+  {"lstat", l_lstat, CORDON_SYS_RECORDS, NULL},
+  {"listdir", l_listdir, CORDON_SYS_RECORDS, NULL},
+  {"readfile", l_readfile, CORDON_SYS_RECORDS, NULL},
+  {"home", l_home, CORDON_SYS_RECORDS, NULL},
+  {"ids", l_ids, CORDON_SYS_NEUTRAL, "the real and effective ids are in the key"},
+  {"isatty", l_isatty, CORDON_SYS_RECORDS, NULL},
+  {"clock", l_clock, CORDON_SYS_TAINTS, NULL},
+  {"ensure_dir", l_ensure_dir, CORDON_SYS_RECORDS, NULL},
+  {"ensure_symlink", l_ensure_symlink, CORDON_SYS_RECORDS, NULL},
+  {"writefile", l_writefile, CORDON_SYS_TAINTS, NULL},
+  {"sha256", l_sha256, CORDON_SYS_NEUTRAL, "a pure function of its argument"},
 };
 
+const cordon_sys_primitive *cordon_sys_primitives(size_t *count) {
+  *count = sizeof sys_primitives / sizeof *sys_primitives;
+  return sys_primitives;
+}
+
 int cordon_open_sys(lua_State *L) {
-  luaL_newlib(L, sys_funcs);
+  size_t n;
+  const cordon_sys_primitive *p = cordon_sys_primitives(&n);
+  lua_createtable(L, 0, (int)n);
+  for (size_t i = 0; i < n; i++) {
+    lua_pushcfunction(L, p[i].fn);
+    lua_setfield(L, -2, p[i].name);
+  }
   return 1;
 }
