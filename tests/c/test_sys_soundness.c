@@ -309,10 +309,31 @@ static void a_visible_change_always_misses(void **state) {
   lua_close(L);
 }
 
+/* The C half's own observation (CORDON_REC_DIR: the compiler's directories whose entries it relies on). */
+static void a_changed_directory_misses(void **state) {
+  (void)state;
+  mutation changes[] = {add_entry, remove_entry, rename_entry};
+  for (size_t i = 0; i < sizeof changes / sizeof *changes; i++) {
+    char dir[4200], d[4300];
+    snprintf(dir, sizeof dir, "%s/dir%zu", base, i);
+    make_fixture(dir);
+    snprintf(d, sizeof d, "%s/d", dir);
+    struct stat st;
+    assert_int_equal(stat(d, &st), 0);
+    cordon_buf b = CORDON_BUF_INIT;
+    cordon_record_dir_digest(0, 0, &st, &b);
+    assert_true(cordon_record_replay(CORDON_REC_DIR, d, cordon_buf_str(&b)));  /* unchanged: a hit */
+    changes[i](dir);
+    assert_false(cordon_record_replay(CORDON_REC_DIR, d, cordon_buf_str(&b)));
+    cordon_buf_free(&b);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(every_primitive_records_taints_or_is_neutral),
     cmocka_unit_test(a_visible_change_always_misses),
+    cmocka_unit_test(a_changed_directory_misses),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
