@@ -316,13 +316,28 @@ static int l_ensure_dir(lua_State *L) {
 }
 
 /* ensure_symlink(target, path) -> the lstat table of `path`: made a symbolic link to `target` when
- * nothing is there (never replacing a name). Only the result is recorded, as for ensure_dir. */
+ * nothing is there (never replacing a name). Only the result is recorded, as for ensure_dir. The link is
+ * made through a descriptor on its directory opened without following a link there: a sandbox still
+ * running may have swapped that directory (one of its caches) for a link since it was checked. */
 static int l_ensure_symlink(lua_State *L) {
   const char *target = check_path(L, 1);
   const char *p = check_path(L, 2);
+  const char *slash = strrchr(p, '/');
+  luaL_argcheck(L, slash && slash[1], 2, "path must name an entry in a directory");
+  char dir[PATH_MAX];
+  size_t dlen = slash == p ? 1 : (size_t)(slash - p);
+  if (dlen >= sizeof dir) return cordon_lua_fail(L, "io_error", "symlink %s: path too long", p);
+  memcpy(dir, p, dlen), dir[dlen] = '\0';
+  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dfd < 0) return fail_errno(L, "open", dir);
   struct stat st;
-  if (lstat(p, &st) != 0 && errno == ENOENT && symlink(target, p) != 0 && errno != EEXIST)
-    return fail_errno(L, "symlink", p);
+  int err = 0;
+  if (fstatat(dfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT &&
+      symlinkat(target, dfd, slash + 1) != 0 && errno != EEXIST)
+    err = errno;
+  close(dfd);
+  errno = err;
+  if (err) return fail_errno(L, "symlink", p);
   return push_stat_of(L, p, 0);
 }
 

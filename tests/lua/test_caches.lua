@@ -191,5 +191,16 @@ t.test("explain lists the sandbox's caches with their variables and links", func
   t.ok(text:find("set GOCACHE=/h/.local/state/cordon/caches/go-build from 30-toolchains/go.sb:", 1, true), text)
 end)
 
+t.test("a cache swapped for a link by a sandbox still running is not followed when its links are made", function()
+  local d = base .. "/swap"
+  t.sh("mkdir -p " .. t.q(d .. "/elsewhere") .. " && ln -s elsewhere " .. t.q(d .. "/cache") .. " && touch " .. t.q(d .. "/target"))
+  local st, err = sys.ensure_symlink(d .. "/target", d .. "/cache/init.d")
+  t.eq(st, nil)
+  t.ok(err and err:find("cache", 1, true), err)
+  t.eq(sys.lstat(d .. "/elsewhere/init.d"), nil)
+  t.sh("rm -f " .. t.q(d .. "/cache") .. " && mkdir " .. t.q(d .. "/cache"))
+  t.eq(assert(sys.ensure_symlink(d .. "/target", d .. "/cache/init.d")).type, "link")
+end)
+
 t.sh("rm -rf " .. t.q(base))
 return t.finish()
