@@ -218,8 +218,10 @@ static bool lower(int res, const char *name, rlim_t soft, rlim_t hard, cordon_bu
 
 cordon_lx_status cordon_lx_limits_apply(const cordon_lx_limits *l, const cordon_lx_limits_run *run, cordon_buf *msg) {
   unsigned held = run ? run->held : 0;
-  bool ok = true;
-  if (l->procs && !(held & CORDON_LX_LIMIT_PROCS))
+  /* No core dumps: the kernel writes one where the command stands (.git/hooks) without a call the gate
+   * sees, or hands its memory to the host's |handler; a limit of 1 stops both and cannot be raised. */
+  bool ok = lower(RLIMIT_CORE, "RLIMIT_CORE", 1, 1, msg);
+  if (ok && l->procs && !(held & CORDON_LX_LIMIT_PROCS))
     ok = lower(RLIMIT_NPROC, "RLIMIT_NPROC", l->procs, l->procs, msg);
   if (ok && l->memory && !(held & CORDON_LX_LIMIT_MEMORY))
     ok = lower(RLIMIT_DATA, "RLIMIT_DATA", (rlim_t)l->memory, (rlim_t)l->memory, msg);
