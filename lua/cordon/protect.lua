@@ -390,7 +390,7 @@ function M.final_rules(req, ops)
   if #kept > 0 then
     local kfilters = {}
     for _, k in ipairs(kept) do kfilters[#kfilters + 1] = { k.kind, k.path } end
-    rules[#rules + 1] = deny(ops, kfilters, "what the host's shells and programs run (PATH, ~/bin, start-up files' link targets) stays read-only")
+    rules[#rules + 1] = deny(ops, kfilters, "what the host's shells and programs run (PATH, ~/bin, start-up files' link targets, names searched upward from HOME) stays read-only")
   end
   return rules
 end
@@ -434,6 +434,16 @@ function M.host_run_paths(req)
   end
   for _, e in ipairs(standard.in_home) do check(e[2]) end
   for _, rel in ipairs(standard.home_links) do check(rel) end
+  local home_path = require("cordon.request").policy_path(req, home)
+  for _, r in ipairs(roots) do
+    if cpath.within(r, home_path) then
+      for _, e in ipairs(standard.upward_names) do
+        out[#out + 1] = { kind = e[1], path = home_path .. "/" .. e[2],
+                          why = "tools search upward for it from what HOME keeps read-only" }
+      end
+      break
+    end
+  end
   return out
 end
 

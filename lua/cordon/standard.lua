@@ -123,6 +123,25 @@ M.in_home = {
   { "subpath", "Library/LaunchAgents" }, { "subpath", ".config/autostart" }, { "subpath", ".config/systemd/user" },
 }
 
+-- Names that tools search for upward from where they run, kept read-only at HOME's top too: what HOME
+-- holds read-only (editor extensions, ~/.nvm's and ~/.local's global packages, the agent CLI itself)
+-- reaches ~/node_modules, ~/rust-toolchain.toml or ~/Gemfile when it looks for one of its own, so with
+-- HOME in a writable root these are start-up files in all but name (docs/findings 16;
+-- protect.host_run_paths keeps them, whether or not they exist).
+M.upward_names = {
+  { "subpath", "node_modules" }, { "literal", "package.json" }, { "literal", "pnpm-workspace.yaml" },
+  { "literal", "tsconfig.json" }, { "literal", "jsconfig.json" }, { "literal", "deno.json" },
+  { "literal", "deno.jsonc" }, { "literal", "eslint.config.js" }, { "literal", "eslint.config.mjs" },
+  { "literal", "eslint.config.cjs" }, { "literal", "prettier.config.js" }, { "literal", "prettier.config.mjs" },
+  { "literal", "rust-toolchain" }, { "literal", "rust-toolchain.toml" }, { "literal", "Cargo.toml" },
+  { "literal", "go.work" }, { "literal", "go.work.sum" }, { "literal", "go.mod" }, { "literal", "mise.toml" },
+  { "literal", "pyproject.toml" }, { "literal", "conftest.py" }, { "literal", "pytest.ini" },
+  { "literal", "tox.ini" }, { "literal", "setup.cfg" }, { "literal", "Pipfile" }, { "literal", "Gemfile" },
+  { "literal", "gems.rb" }, { "literal", "Rakefile" }, { "literal", "justfile" }, { "literal", "Justfile" },
+  { "literal", "flake.nix" }, { "literal", "MODULE.bazel" }, { "literal", "WORKSPACE" },
+  { "literal", "WORKSPACE.bazel" }, { "literal", "settings.gradle" }, { "literal", "settings.gradle.kts" },
+}
+
 
 -- Start-up files and directories under HOME that dotfile managers (GNU stow, chezmoi's symlink mode,
 -- yadm, hand-made links) keep as symbolic links: when one links into a writable root, its target stays
