@@ -216,35 +216,16 @@ static cordon_lx_status bind(const cordon_mount *m, const char *host, const char
   return CORDON_LX_OK;
 }
 
-/* The masks, made once in the staging tmpfs (outside the view) the first time the plan hides something:
- * an empty read-only tmpfs for directories and the host's /dev/null on a nodev stub for files. Each hidden
- * path is then one plain bind of a mask, which keeps the mask's flags: no new tmpfs and no remount per
- * path. Every mask is empty and read-only, so sharing one between paths shares nothing. */
-#define MASK_DIR "/mask-dir"
-#define MASK_FILE "/mask-file"
-static struct {
-  bool dir, file;
-} masks;
-
-static bool mask_ready(bool is_dir) {
-  if (is_dir ? masks.dir : masks.file) return true;
-  if (is_dir) {
-    if ((mkdir(MASK_DIR, 0555) != 0 && errno != EEXIST) ||
-        mount("cordon-mask", MASK_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, "size=4k,mode=0555") != 0)
-      return false;
-    return masks.dir = true;
+static cordon_lx_status hide(const cordon_mount *m, const char *view, cordon_buf *msg) {
+  if (m->is_dir) {
+    if (mount("cordon-mask", view, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, "size=4k,mode=0555") != 0)
+      return failed(msg, "hiding", m->path);
+    return CORDON_LX_OK;
   }
   /* /dev/null on a nodev mount cannot even be opened: the file reads as denied, and writes fail too */
-  if ((mknodat(AT_FDCWD, MASK_FILE, S_IFREG | 0444, 0) != 0 && errno != EEXIST) ||
-      mount(HOST "/dev/null", MASK_FILE, NULL, MS_BIND, NULL) != 0 ||
-      mount(NULL, MASK_FILE, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NODEV | MS_NOSUID | MS_NOEXEC, NULL) != 0)
-    return false;
-  return masks.file = true;
-}
-
-static cordon_lx_status hide(const cordon_mount *m, const char *view, cordon_buf *msg) {
-  if (!mask_ready(m->is_dir)) return failed(msg, "making the mask for", m->path);
-  if (mount(m->is_dir ? MASK_DIR : MASK_FILE, view, NULL, MS_BIND, NULL) != 0) return failed(msg, "hiding", m->path);
+  if (mount(HOST "/dev/null", view, NULL, MS_BIND, NULL) != 0) return failed(msg, "hiding", m->path);
+  if (mount(NULL, view, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NODEV | MS_NOSUID | MS_NOEXEC, NULL) != 0)
+    return failed(msg, "hiding (remount)", m->path);
   return CORDON_LX_OK;
 }
 
@@ -341,7 +322,6 @@ cordon_lx_status cordon_lx_view_build(const cordon_lx_plan *plan, cordon_buf *ms
     return failed(msg, "mounting the view's tmpfs on", "/");
   ours.n = 0;
   own_dev(VIEW);
-  masks.dir = masks.file = false;
   /* Two passes, so one recursive call makes everything read-only instead of one per bind: first the
    * read-only binds and the listing views, then (the view read-only) what stays writable or has flags of
    * its own, and whatever lies beneath one of those. */
