@@ -69,6 +69,17 @@ for u in $USERS; do
   out=$(sbx "$u" -- sh -c 'echo x >/dev/null && head -c 4 /dev/zero | wc -c && head -c 4 /dev/urandom | wc -c')
   expect_eq "$u: /dev/null, /dev/zero and /dev/urandom work" "$(echo $out)" "4 4"
 
+  # --- hidden paths: each binds one shared mask, which keeps its flags and holds nothing ----------------
+  if [ -f /etc/shadow ] && [ -d /etc/ssl/private ]; then
+    ssl_before=$(ls -A /etc/ssl/private; stat -c %Y /etc/ssl/private)
+    out=$(sbx "$u" -- sh -c 'awk "\$5 == \"/etc/shadow\" || \$5 == \"/etc/ssl/private\" {print \$5, \$6}" /proc/self/mountinfo | sort;
+      head -c 1 /etc/shadow 2>/dev/null; ls -A /etc/ssl/private; echo evil >/etc/ssl/private/x 2>/dev/null;
+      echo evil >/etc/shadow 2>/dev/null; head -n 1 /etc/passwd | cut -d: -f1')
+    expect_eq "$u: a hidden file and a hidden directory are read-only, nodev, nosuid, noexec and empty; /etc/passwd still reads" \
+      "$(echo $out)" "/etc/shadow ro,nosuid,nodev,noexec,relatime /etc/ssl/private ro,nosuid,nodev,noexec,relatime $(head -n 1 /etc/passwd | cut -d: -f1)"
+    expect_eq "$u: ... and the host's /etc/ssl/private is unchanged" "$(ls -A /etc/ssl/private; stat -c %Y /etc/ssl/private)" "$ssl_before"
+  fi
+
   # --- the host can look at the run's /tmp and /dev/shm while it lasts -----------------------------------
   rm -f "$W/ready"
   as_exec "$u" "$W" "$H" "$CORDON" run --workdir "$W" -- \
