@@ -1,4 +1,4 @@
-/* src/backend/linux/gate/git_replace.c — replacing a git config or todo list as git does; trees moved into a git dir */
+/* src/backend/linux/gate/git_replace.c — replacing a git config, index or todo list as git does; trees moved into a git dir */
 #include "backend/linux/gate/gate_impl.h"
 
 #include "core/gitconfig.h"
@@ -15,25 +15,26 @@
 #include <unistd.h>
 
 #define TEXT_MAX (4u << 20)     /* a config or todo list larger than this is refused, not read */
+#define INDEX_MAX (512u << 20)  /* an index larger than this (some five million entries) likewise */
 #define TREE_MAX 100000         /* entries checked in a tree moved into a git directory */
 #define TREE_DEPTH 64
 
 /* Reads the regular file `name` in `dir` whole (NUL-terminated); NULL with *err set. */
-static char *read_text(int dir, const char *name, size_t *len, int *err) {
+static char *read_max(int dir, const char *name, size_t *len, int *err, size_t max) {
   int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     *err = errno;
     return NULL;
   }
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > TEXT_MAX) {
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
     *err = EPERM;
     close(fd);
     return NULL;
   }
   size_t cap = (size_t)st.st_size + 1, n = 0;
   char *buf = malloc(cap + 1);
-  for (ssize_t r = 1; buf && r > 0 && n <= TEXT_MAX;) {
+  for (ssize_t r = 1; buf && r > 0 && n <= max;) {
     if (n == cap) {
       char *b = realloc(buf, (cap *= 2) + 1);
       if (!b) break;
@@ -41,10 +42,10 @@ static char *read_text(int dir, const char *name, size_t *len, int *err) {
     }
     r = read(fd, buf + n, cap - n);
     if (r > 0) n += (size_t)r;
-    else if (r < 0) n = TEXT_MAX + 1;
+    else if (r < 0) n = max + 1;
   }
   close(fd);
-  if (!buf || n > TEXT_MAX) {
+  if (!buf || n > max) {
     *err = buf ? EPERM : ENOMEM;
     free(buf);
     return NULL;
@@ -53,6 +54,8 @@ static char *read_text(int dir, const char *name, size_t *len, int *err) {
   *len = n;
   return buf;
 }
+
+static char *read_text(int dir, const char *name, size_t *len, int *err) { return read_max(dir, name, len, err, TEXT_MAX); }
 
 /* Whether `value` of core.worktree in the config inside the git directory `gitdir` keeps the work tree
  * where it can do no harm: a relative path that, taken from the git directory, stays inside the work
@@ -209,11 +212,13 @@ int git_replace(gate_call *c, git_kind kind, int sdir, const char *sname, const 
   char lock[300];
   snprintf(lock, sizeof lock, "%s.lock", name);
   struct stat sst;
-  if (!same_dir(sdir, dir) || (kind == GIT_CONFIG && strcmp(sname, lock) != 0)) {
-    snprintf(why, sizeof why, kind == GIT_CONFIG ? "a git config may only be replaced by renaming %s over it, as git "
-                                                   "does; run git config outside the sandbox"
-                                                 : "a todo list or options file may only be replaced by a file from its own "
-                                                   "directory (%s)", kind == GIT_CONFIG ? lock : "the same one");
+  bool locked = kind == GIT_CONFIG || kind == GIT_INDEX;  /* replaced only the way git writes them */
+  if (!same_dir(sdir, dir) || (locked && strcmp(sname, lock) != 0)) {
+    if (locked)
+      snprintf(why, sizeof why, "a git %s may only be replaced by renaming %s over it, as git does; run that git "
+               "command outside the sandbox", name, lock);
+    else
+      snprintf(why, sizeof why, "a todo list or options file may only be replaced by a file from its own directory");
     gate_refuse(g, what, dpath, why, git_rule_name(kind));
     return -EPERM;
   }
@@ -226,19 +231,26 @@ int git_replace(gate_call *c, git_kind kind, int sdir, const char *sname, const 
   }
   size_t na = 0, nb = 0;
   int err = 0;
-  char *after = read_text(sdir, sname, &na, &err), *before = NULL;
+  size_t max = kind == GIT_INDEX ? INDEX_MAX : TEXT_MAX;
+  char *after = read_max(sdir, sname, &na, &err, max), *before = NULL;
   if (!after) {
-    if (err == EPERM) gate_refuse(g, what, spath, "too large to check (over 4 MiB)", git_rule_name(kind));
+    if (err == EPERM)
+      gate_refuse(g, what, spath, kind == GIT_INDEX ? "too large to check (over 512 MiB)" : "too large to check (over 4 MiB)",
+                  git_rule_name(kind));
     return -err;
   }
-  if (exists && !(before = read_text(dir, name, &nb, &err))) {
+  if (exists && !(before = read_max(dir, name, &nb, &err, max))) {
     free(after);
     if (err == EPERM) gate_refuse(g, what, dpath, "the current file cannot be checked against", git_rule_name(kind));
     return -err;
   }
   char gitdir[GATE_PATH_MAX];
-  int prc = kind == GIT_CONFIG ? gate_fd_path(g, dir, gitdir, sizeof gitdir) : 0;
+  int prc = locked ? gate_fd_path(g, dir, gitdir, sizeof gitdir) : 0;
+  if (kind == GIT_INDEX && prc < 0) snprintf(gitdir, sizeof gitdir, "%s", dpath);  /* its name: judged as found */
+  if (kind == GIT_INDEX && prc < 0) *strrchr(gitdir, '/') = '\0';
   bool ok = kind == GIT_CONFIG           ? config_ok(g, prc < 0 ? NULL : gitdir, before, nb, after, na, why, sizeof why)
+            : kind == GIT_INDEX ? git_index_ok(g, dir, gitdir, (const unsigned char *)before, nb,
+                                               (const unsigned char *)after, na, why, sizeof why)
             : kind == GIT_SEQUENCER_OPTS ? opts_ok(name, after, na, why, sizeof why)
                                          : todo_ok(after, why, sizeof why);
   int rc = -EPERM;
