@@ -220,6 +220,11 @@ const char *git_rule_name(git_kind k);
  * that over the target and unlinks the source. 0 or -errno (EPERM with the refusal written). */
 int git_replace(gate_call *c, git_kind kind, int sdir, const char *sname, const char *spath, int dir,
                 const char *name, const char *dpath);
+/* Memory for whole files (an index, a blob): mmap'd, since the static front's allocator never reuses a
+ * large block. NULL when none. */
+void *git_big_alloc(size_t n);
+void git_big_free(void *p, size_t n);
+
 /* --- git_index.c ----------------------------------------------------------------------------------- */
 /* Whether the index `after` may replace `before` (NULL: none) in the git directory `dir` (path `gitdir`):
  * it parses, no entry is a path git's verify_path refuses, and each entry at a path the policy keeps from

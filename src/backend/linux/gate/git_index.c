@@ -55,7 +55,7 @@ static size_t oid_length(int dir) {
     cfg = openat(dir, common, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (cfg < 0) return len;
   }
-  char *text = malloc(1u << 20);
+  char *text = git_big_alloc(1u << 20);
   ssize_t r = text ? read(cfg, text, (1u << 20) - 1) : -1;
   close(cfg);
   cordon_gitconfig c = {0};
@@ -66,7 +66,7 @@ static size_t oid_length(int dir) {
           strcmp(c.items[i].key, "objectformat") == 0 && c.items[i].value)
         len = strcasecmp(c.items[i].value, "sha256") == 0 ? 32 : 20;
   cordon_gitconfig_free(&c);
-  free(text);
+  git_big_free(text, 1u << 20);
   return len;
 }
 
@@ -118,10 +118,8 @@ static int protecting_root(index_check *k, const char *path) {
   for (int i = 0; i < k->nroots; i++) {
     const char *r = k->roots[i];
     if (snprintf(full, sizeof full, "%s/%s", strcmp(r, "/") == 0 ? "" : r, path) >= (int)sizeof full) return i;
-    const lx_xrule *why = NULL;
-    if (!lx_decide_why(&k->g->rules, CORDON_LX_WRITE, full, &why) ||
-        !lx_decide_why(&k->g->rules, CORDON_LX_CREATE, full, &why))
-      return i;
+    unsigned need = CORDON_LX_WRITE | CORDON_LX_CREATE;  /* one priming of the rule index for both */
+    if ((lx_decide(&k->g->rules, full, false, NULL) & need) != need) return i;
   }
   return -1;
 }
@@ -187,7 +185,8 @@ static bool matches_disk(index_check *k, const protected_entry *p) {
   size_t n = 0;
   bool ok = fstat(fd, &st) == 0 && (link ? S_ISLNK(st.st_mode) : S_ISREG(st.st_mode)) &&
             (link || ((st.st_mode & S_IXUSR) != 0) == (p->mode == 0100755)) && (size_t)st.st_size <= BLOB_MAX;
-  if (ok && (data = malloc((size_t)st.st_size + 1))) {
+  size_t dcap = ok ? (size_t)st.st_size + 1 : 0;
+  if (ok && (data = git_big_alloc(dcap))) {
     ssize_t got = link ? readlinkat(fd, "", data, (size_t)st.st_size + 1) : 0;
     if (!link)
       for (ssize_t rr = 1; rr > 0 && n <= (size_t)st.st_size;) {
@@ -215,7 +214,7 @@ static bool matches_disk(index_check *k, const protected_entry *p) {
     cordon_sha256_update(&h, data, n);
     cordon_sha256_final(&h, oid);
   }
-  free(data);
+  git_big_free(data, dcap);
   return ok && memcmp(oid, p->oid, k->oidlen) == 0;
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,7 +21,19 @@
 #define TREE_DEPTH 64
 
 /* Reads the regular file `name` in `dir` whole (NUL-terminated); NULL with *err set. */
-static char *read_max(int dir, const char *name, size_t *len, int *err, size_t max) {
+void *git_big_alloc(size_t n) {
+  void *p = mmap(NULL, n ? n : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+void git_big_free(void *p, size_t n) {
+  if (p) munmap(p, n ? n : 1);
+}
+
+/* Reads the regular file `name` in `dir` whole (NUL-terminated) into git_big_alloc memory of `*cap`
+ * bytes (the static front's allocator never reuses large blocks); NULL with *err set. A file that grows
+ * while it is read is refused. */
+static char *read_max(int dir, const char *name, size_t *len, size_t *cap, int *err, size_t max) {
   int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     *err = errno;
@@ -32,22 +45,18 @@ static char *read_max(int dir, const char *name, size_t *len, int *err, size_t m
     close(fd);
     return NULL;
   }
-  size_t cap = (size_t)st.st_size + 1, n = 0;
-  char *buf = malloc(cap + 1);
-  for (ssize_t r = 1; buf && r > 0 && n <= max;) {
-    if (n == cap) {
-      char *b = realloc(buf, (cap *= 2) + 1);
-      if (!b) break;
-      buf = b;
-    }
-    r = read(fd, buf + n, cap - n);
+  *cap = (size_t)st.st_size + 2;
+  char *buf = git_big_alloc(*cap);
+  size_t n = 0;
+  for (ssize_t r = 1; buf && r > 0 && n < *cap - 1;) {
+    r = read(fd, buf + n, *cap - 1 - n);
     if (r > 0) n += (size_t)r;
-    else if (r < 0) n = max + 1;
+    else if (r < 0) n = *cap;
   }
   close(fd);
-  if (!buf || n > max) {
+  if (!buf || n > (size_t)st.st_size) {
     *err = buf ? EPERM : ENOMEM;
-    free(buf);
+    git_big_free(buf, *cap);
     return NULL;
   }
   buf[n] = '\0';
@@ -55,7 +64,16 @@ static char *read_max(int dir, const char *name, size_t *len, int *err, size_t m
   return buf;
 }
 
-static char *read_text(int dir, const char *name, size_t *len, int *err) { return read_max(dir, name, len, err, TEXT_MAX); }
+/* The same in malloc memory, for texts of at most TEXT_MAX bytes. */
+static char *read_text(int dir, const char *name, size_t *len, int *err) {
+  size_t cap;
+  char *big = read_max(dir, name, len, &cap, err, TEXT_MAX);
+  char *buf = big ? malloc(*len + 1) : NULL;
+  if (big && !buf) *err = ENOMEM;
+  if (buf) memcpy(buf, big, *len + 1);
+  git_big_free(big, cap);
+  return buf;
+}
 
 /* Whether `value` of core.worktree in the config inside the git directory `gitdir` keeps the work tree
  * where it can do no harm: a relative path that, taken from the git directory, stays inside the work
@@ -232,15 +250,16 @@ int git_replace(gate_call *c, git_kind kind, int sdir, const char *sname, const 
   size_t na = 0, nb = 0;
   int err = 0;
   size_t max = kind == GIT_INDEX ? INDEX_MAX : TEXT_MAX;
-  char *after = read_max(sdir, sname, &na, &err, max), *before = NULL;
+  size_t ca = 0, cb = 0;
+  char *after = read_max(sdir, sname, &na, &ca, &err, max), *before = NULL;
   if (!after) {
     if (err == EPERM)
       gate_refuse(g, what, spath, kind == GIT_INDEX ? "too large to check (over 512 MiB)" : "too large to check (over 4 MiB)",
                   git_rule_name(kind));
     return -err;
   }
-  if (exists && !(before = read_max(dir, name, &nb, &err, max))) {
-    free(after);
+  if (exists && !(before = read_max(dir, name, &nb, &cb, &err, max))) {
+    git_big_free(after, ca);
     if (err == EPERM) gate_refuse(g, what, dpath, "the current file cannot be checked against", git_rule_name(kind));
     return -err;
   }
@@ -257,8 +276,8 @@ int git_replace(gate_call *c, git_kind kind, int sdir, const char *sname, const 
   if (!ok) gate_refuse(g, what, dpath, why, git_rule_name(kind));
   else if ((rc = install(g, dir, name, after, na, sst.st_mode)) == 0)
     (void)unlinkat(sdir, sname, 0);  /* the caller's rename is done: its source name is gone */
-  free(before);
-  free(after);
+  git_big_free(before, cb);
+  git_big_free(after, ca);
   return rc;
 }
 
