@@ -132,7 +132,8 @@ static int visit_new(void *ctx, const cordon_gitindex_entry *e) {
              "checkout would write it", e->path, bad);
     return 1;
   }
-  int root = protecting_root(k, e->path);
+  /* a sparse directory entry stands for a whole tree the host's checkout may expand: kept, or refused */
+  int root = e->mode == 040000 ? 0 : protecting_root(k, e->path);
   if (root < 0) return 0;
   if (k->n == k->cap) {
     size_t cap = k->cap ? 2 * k->cap : 16;
