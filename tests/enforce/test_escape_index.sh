@@ -30,6 +30,22 @@ import sys; d=open(sys.argv[1],'rb').read(); print('hooks' if b'.git/hooks' in d
     expect_eq "$u/index-$how: and the host's next commit runs nothing" "$(state "$O/marker")" absent
   done
 
+  # 13 by another door: an index written in a plain directory that then becomes a git directory, by
+  # pieces (and a .git pointer file) or moved whole as .git
+  for how in parts moved; do
+    new_case "$u"
+    echo a >"$W/a"; prepare "$u"; gitc "$u" add a; gitc "$u" commit -qm a
+    if [ $how = parts ]; then swap='cp -r .git/objects .git/refs .git/HEAD g2/ && mv .git g3 && echo "gitdir: g2" >.git'
+    else swap='mv .git g3 && mv g2 .git && cp -r g3/objects g3/refs g3/HEAD .git/'; fi
+    sbx "$u" -- sh -c "b=\$(printf '$hook' '$O/marker' | git hash-object -w --stdin); a=\$(git rev-parse HEAD:a)
+      mkdir g2 && python3 .mk.py g2/index a \$a 100644 .git/hooks/pre-commit \$b 100755 && $swap" >/dev/null 2>&1
+    host "$u" git restore . >/dev/null 2>&1
+    gitc "$u" commit -q --allow-empty -m next >/dev/null 2>&1
+    expect_eq "$u/index-$how: no hook is written from an index made before its directory was a repository" \
+      "$(state "$W/.git/hooks/pre-commit")" absent
+    expect_eq "$u/index-$how: and the host's next commit runs nothing" "$(state "$O/marker")" absent
+  done
+
   # 14: plumbing stages the sandbox's content for a protected path
   for p in .husky/pre-commit .vscode/tasks.json .envrc; do
     new_case "$u"

@@ -76,10 +76,11 @@ bool git_hooks_has_code(int dir, const char *name) {
   return code;
 }
 
-/* A config, a config.worktree or hooks with code: what must never meet the pieces of a repository. */
+/* A config, a config.worktree, an index (written before it was a git directory's, so never checked) or
+ * hooks with code: what must never meet the pieces of a repository. */
 static bool holds_config_or_hooks(int dir) {
-  static const char *const names[] = {"config", "config.worktree"};
-  for (size_t i = 0; i < 2; i++) {
+  static const char *const names[] = {"config", "config.worktree", "index"};
+  for (size_t i = 0; i < 3; i++) {
     struct stat st;
     if (fstatat(dir, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode)) return true;
   }
@@ -151,7 +152,7 @@ static const char *const INDEX = "the host's git checkout and restore write what
                                  "replaced the way git writes it, index.lock renamed over it, and is then checked";
 static const char *const HOOKS_DIR = "hooks in a git directory must be a directory made here or moved in with only "
                                      "*.sample files (a link could lead git to hooks written elsewhere)";
-static const char *const PIECE = "this directory holds a config or hooks, and this name would make git treat it as "
+static const char *const PIECE = "this directory holds a config, an index or hooks, and this name would make git treat it as "
                                  "a repository (one cannot be assembled from parts); create repositories with git";
 
 const char *git_create_refusal(cordon_lx_gate *g, int dir, const char *dpath, const char *name, int how, git_kind *kind) {

@@ -313,6 +313,10 @@ static const char *tree_check(cordon_lx_gate *g, int fd, const char *dname, size
     bool opts = (strcasecmp(dname, "rebase-merge") == 0 && (strcasecmp(n, "strategy") == 0 || strcasecmp(n, "strategy_opts") == 0)) ||
                 (strcasecmp(dname, "sequencer") == 0 && strcasecmp(n, "opts") == 0);
     if (strcasecmp(dname, "hooks") == 0 && !git_name_sample(n)) bad = "it holds a hook (hooks/ may hold only *.sample)";
+    /* where the tree lands decides which entries are protected: an index comes only by index.lock */
+    else if (strcasecmp(n, "index") == 0 && !is_dir)
+      bad = "it holds an index (or a file named index), which the host's checkout would act on; an index may "
+            "only arrive by renaming index.lock over it, where it is checked";
     else if (opts) bad = "it holds a rebase's or cherry-pick's options, which name the merge program git runs";
     else if (strcasecmp(n, "hooks") == 0 && !is_dir) bad = "its hooks is not a directory";
     else if ((config || todo) && !is_dir) {
