@@ -137,6 +137,38 @@ print(f"one operation: {outside:.1f} us outside, {inside:.1f} us inside: the gat
 PY
 
 echo
+echo "== 5b. the gate's index check: an index of 100 000 entries renamed over .git/index, inside vs outside"
+idx="$tmp/idx"
+mkdir -p "$idx" && git -C "$idx" init -q && echo true >"$idx/.envrc"
+python3 - "$idx" <<'PY'
+import hashlib, os, struct, subprocess, sys
+root = sys.argv[1]
+blob = subprocess.run(["git", "-C", root, "hash-object", "-w", ".envrc"], capture_output=True, text=True).stdout.strip()
+names = sorted([".envrc"] + ["pkg%d/mod%d/f%d.c" % (i // 10000, i // 100, i) for i in range(99999)])
+body = []
+for n in names:  # a protected .envrc kept as it was, and 99 999 plain entries: every one asks the policy
+    e = struct.pack(">10I", 0, 0, 0, 0, 0, 0, 0o100644, 0, 0, 5) + bytes.fromhex(blob) + struct.pack(">H", len(n)) + n.encode()
+    body.append(e + b"\0" * (8 - len(e) % 8))
+data = b"DIRC" + struct.pack(">II", 2, len(names)) + b"".join(body)
+open(os.path.join(root, ".git/index"), "wb").write(data + hashlib.sha1(data).digest())
+open(os.path.join(root, "renames.py"), "w").write(
+    "import os, sys\nd = open('.git/index', 'rb').read()\nfor i in range(int(sys.argv[1])):\n"
+    "    open('.git/index.lock', 'wb').write(d)\n    os.rename('.git/index.lock', '.git/index')\n")
+PY
+(cd "$idx" && "$cordon" run -- python3 renames.py 0 && sleep 1.2)
+hyperfine -N --warmup 1 --runs 5 --export-json "$tmp/index.json" \
+  "sh -c 'cd $idx && exec python3 renames.py 0'" "sh -c 'cd $idx && exec python3 renames.py 20'" \
+  "sh -c 'cd $idx && exec $cordon run -- python3 renames.py 0'" "sh -c 'cd $idx && exec $cordon run -- python3 renames.py 20'" \
+  >/dev/null 2>&1
+python3 - "$tmp/index.json" "$(stat -c %s "$idx/.git/index")" <<'PY'
+import json, sys
+r = [x["median"] * 1e6 for x in json.load(open(sys.argv[1]))["results"]]
+outside, inside = (r[1] - r[0]) / 20, (r[3] - r[2]) / 20
+print(f"one index.lock rename ({int(sys.argv[2]) // 1024} KiB, 100 000 entries): {outside:.0f} us outside, "
+      f"{inside:.0f} us inside: the check adds {inside - outside:.0f} us ({(inside - outside) / 1e5 * 1e3:.2f} ns an entry)")
+PY
+
+echo
 echo "== 6. a workdir of 300 000 files and 30 nested repositories vs an empty one: nothing walks the tree"
 big="$tmp/big"
 python3 - "$big" <<'PY'

@@ -76,6 +76,7 @@ typedef enum {
   GIT_CONFIG,      /* config or config.worktree in a git directory */
   GIT_SEQUENCER_LIST,        /* rebase-merge/git-rebase-todo or sequencer/todo in a git directory */
   GIT_SEQUENCER_OPTS,        /* rebase-merge/strategy, strategy_opts or sequencer/opts: they name a merge program */
+  GIT_INDEX,       /* index in a git directory: the host's checkout writes what it stages */
   GIT_HOOK,        /* a name in a git directory's hooks/ that does not end in .sample */
   GIT_HOOKS_DIR,   /* the name hooks in a git directory */
   GIT_PIECE,       /* objects, refs, HEAD or commondir in a directory that is not a git directory */
@@ -219,6 +220,18 @@ const char *git_rule_name(git_kind k);
  * that over the target and unlinks the source. 0 or -errno (EPERM with the refusal written). */
 int git_replace(gate_call *c, git_kind kind, int sdir, const char *sname, const char *spath, int dir,
                 const char *name, const char *dpath);
+/* Memory for whole files (an index, a blob): mmap'd, since the static front's allocator never reuses a
+ * large block. NULL when none. */
+void *git_big_alloc(size_t n);
+void git_big_free(void *p, size_t n);
+
+/* --- git_index.c ----------------------------------------------------------------------------------- */
+/* Whether the index `after` may replace `before` (NULL: none) in the git directory `dir` (path `gitdir`):
+ * it parses, no entry is a path git's verify_path refuses, and each entry at a path the policy keeps from
+ * being written keeps its replaced object id and mode or matches the file on disk. Else `why` says why. */
+bool git_index_ok(cordon_lx_gate *g, int dir, const char *gitdir, const unsigned char *before, size_t nb,
+                  const unsigned char *after, size_t na, char *why, size_t cap);
+
 /* Whether the directory `fd`, arriving at `name` inside a git directory (or as a .git), holds only what
  * the rules allow there: hooks/ only *.sample, config files only safe keys, todo lists no exec.
  * NULL or the refusal. */

@@ -76,10 +76,11 @@ bool git_hooks_has_code(int dir, const char *name) {
   return code;
 }
 
-/* A config, a config.worktree or hooks with code: what must never meet the pieces of a repository. */
+/* A config, a config.worktree, an index (written before it was a git directory's, so never checked) or
+ * hooks with code: what must never meet the pieces of a repository. */
 static bool holds_config_or_hooks(int dir) {
-  static const char *const names[] = {"config", "config.worktree"};
-  for (size_t i = 0; i < 2; i++) {
+  static const char *const names[] = {"config", "config.worktree", "index"};
+  for (size_t i = 0; i < 3; i++) {
     struct stat st;
     if (fstatat(dir, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode)) return true;
   }
@@ -88,6 +89,17 @@ static bool holds_config_or_hooks(int dir) {
 
 static bool is_piece(const char *name) {
   return ci_eq(name, "objects") || ci_eq(name, "refs") || ci_eq(name, "HEAD") || ci_eq(name, "commondir");
+}
+
+/* Whether `dpath` is where git keeps an index: a git directory, and not a ref or reflog directory (a
+ * branch may be named index) unless it holds a HEAD. */
+static bool index_dir(int dir, const char *dpath) {
+  if (!git_is_gitdir(dir, dpath)) return false;
+  if (holds(dir, "HEAD")) return true;
+  char p[GATE_PATH_MAX];
+  snprintf(p, sizeof p, "%s/", dpath);
+  const char *s = strstr(p, "/.git/");
+  return !(s && (strstr(s, "/refs/") || strstr(s, "/logs/")));
 }
 
 static bool is_config(const char *name) { return ci_eq(name, "config") || ci_eq(name, "config.worktree"); }
@@ -100,6 +112,7 @@ git_kind git_name_kind(int dir, const char *dpath, const char *name) {
   bool opts = (ci_eq(b, "rebase-merge") && (ci_eq(name, "strategy") || ci_eq(name, "strategy_opts"))) ||
               (ci_eq(b, "sequencer") && ci_eq(name, "opts"));
   if (opts && parent_is_gitdir(dir, dpath)) return GIT_SEQUENCER_OPTS;
+  if (ci_eq(name, "index")) return index_dir(dir, dpath) ? GIT_INDEX : GIT_PLAIN;
   bool special = is_config(name) || ci_eq(name, "hooks") || is_piece(name);
   if (!special) return ci_eq(name, ".git") ? GIT_GITDIR : GIT_PLAIN;
   bool gitdir = git_is_gitdir(dir, dpath);
@@ -113,6 +126,7 @@ const char *git_rule_name(git_kind k) {
   case GIT_CONFIG: return "git layout rule: config";
   case GIT_SEQUENCER_LIST: return "git layout rule: sequencer todo list";
   case GIT_SEQUENCER_OPTS: return "git layout rule: sequencer options";
+  case GIT_INDEX: return "git layout rule: index";
   case GIT_HOOK: return "git layout rule: hooks";
   case GIT_HOOKS_DIR: return "git layout rule: hooks directory";
   case GIT_PIECE: return "git layout rule: no repository from parts";
@@ -134,9 +148,11 @@ static const char *const SEQUENCER_OPTS = "a rebase's or cherry-pick's options n
                                 "the user continues (git-merge-<strategy>), so they are made only by renaming a "
                                 "checked file over them, with one of git's own strategies; start a rebase with -s "
                                 "or -X outside the sandbox";
+static const char *const INDEX = "the host's git checkout and restore write what the index stages, so it may only be "
+                                 "replaced the way git writes it, index.lock renamed over it, and is then checked";
 static const char *const HOOKS_DIR = "hooks in a git directory must be a directory made here or moved in with only "
                                      "*.sample files (a link could lead git to hooks written elsewhere)";
-static const char *const PIECE = "this directory holds a config or hooks, and this name would make git treat it as "
+static const char *const PIECE = "this directory holds a config, an index or hooks, and this name would make git treat it as "
                                  "a repository (one cannot be assembled from parts); create repositories with git";
 
 const char *git_create_refusal(cordon_lx_gate *g, int dir, const char *dpath, const char *name, int how, git_kind *kind) {
@@ -148,6 +164,7 @@ const char *git_create_refusal(cordon_lx_gate *g, int dir, const char *dpath, co
   case GIT_CONFIG: return how == GIT_RENAME_FILE ? NULL : CONFIG;
   case GIT_SEQUENCER_LIST: return how == GIT_RENAME_FILE ? NULL : SEQUENCER_LIST;
   case GIT_SEQUENCER_OPTS: return how == GIT_RENAME_FILE ? NULL : SEQUENCER_OPTS;
+  case GIT_INDEX: return how == GIT_RENAME_FILE ? NULL : INDEX;
   case GIT_HOOKS_DIR: return how == GIT_MKDIR || how == GIT_RENAME_DIR ? NULL : HOOKS_DIR;
   case GIT_PIECE: return holds_config_or_hooks(dir) ? PIECE : NULL;
   default: return NULL;
@@ -165,6 +182,8 @@ const char *git_existing_refusal(cordon_lx_gate *g, int dir, const char *dpath, 
   case GIT_CONFIG: return op == GIT_REPLACE || op == GIT_CHMOD_EXEC ? NULL : CONFIG;
   case GIT_SEQUENCER_LIST: return op == GIT_REPLACE || op == GIT_REMOVE ? NULL : SEQUENCER_LIST;
   case GIT_SEQUENCER_OPTS: return op == GIT_REPLACE || op == GIT_REMOVE ? NULL : SEQUENCER_OPTS;
+  /* its mode means nothing to git; removed or moved away it stages nothing */
+  case GIT_INDEX: return op == GIT_WRITE || op == GIT_LINK_FROM ? INDEX : NULL;
   case GIT_HOOKS_DIR:
     if (op != GIT_REMOVE && op != GIT_MOVE_AWAY && op != GIT_REPLACE) return NULL;
     return st && S_ISDIR(st->st_mode) && git_hooks_has_code(dir, name) ? HOOK_OLD : NULL;

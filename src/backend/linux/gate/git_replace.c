@@ -1,4 +1,4 @@
-/* src/backend/linux/gate/git_replace.c — replacing a git config or todo list as git does; trees moved into a git dir */
+/* src/backend/linux/gate/git_replace.c — replacing a git config, index or todo list as git does; trees moved into a git dir */
 #include "backend/linux/gate/gate_impl.h"
 
 #include "core/gitconfig.h"
@@ -11,46 +11,67 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #define TEXT_MAX (4u << 20)     /* a config or todo list larger than this is refused, not read */
+#define INDEX_MAX (512u << 20)  /* an index larger than this (some five million entries) likewise */
 #define TREE_MAX 100000         /* entries checked in a tree moved into a git directory */
 #define TREE_DEPTH 64
 
 /* Reads the regular file `name` in `dir` whole (NUL-terminated); NULL with *err set. */
-static char *read_text(int dir, const char *name, size_t *len, int *err) {
+void *git_big_alloc(size_t n) {
+  void *p = mmap(NULL, n ? n : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+void git_big_free(void *p, size_t n) {
+  if (p) munmap(p, n ? n : 1);
+}
+
+/* Reads the regular file `name` in `dir` whole (NUL-terminated) into git_big_alloc memory of `*cap`
+ * bytes (the static front's allocator never reuses large blocks); NULL with *err set. A file that grows
+ * while it is read is refused. */
+static char *read_max(int dir, const char *name, size_t *len, size_t *cap, int *err, size_t max) {
   int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     *err = errno;
     return NULL;
   }
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > TEXT_MAX) {
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
     *err = EPERM;
     close(fd);
     return NULL;
   }
-  size_t cap = (size_t)st.st_size + 1, n = 0;
-  char *buf = malloc(cap + 1);
-  for (ssize_t r = 1; buf && r > 0 && n <= TEXT_MAX;) {
-    if (n == cap) {
-      char *b = realloc(buf, (cap *= 2) + 1);
-      if (!b) break;
-      buf = b;
-    }
-    r = read(fd, buf + n, cap - n);
+  *cap = (size_t)st.st_size + 2;
+  char *buf = git_big_alloc(*cap);
+  size_t n = 0;
+  for (ssize_t r = 1; buf && r > 0 && n < *cap - 1;) {
+    r = read(fd, buf + n, *cap - 1 - n);
     if (r > 0) n += (size_t)r;
-    else if (r < 0) n = TEXT_MAX + 1;
+    else if (r < 0) n = *cap;
   }
   close(fd);
-  if (!buf || n > TEXT_MAX) {
+  if (!buf || n > (size_t)st.st_size) {
     *err = buf ? EPERM : ENOMEM;
-    free(buf);
+    git_big_free(buf, *cap);
     return NULL;
   }
   buf[n] = '\0';
   *len = n;
+  return buf;
+}
+
+/* The same in malloc memory, for texts of at most TEXT_MAX bytes. */
+static char *read_text(int dir, const char *name, size_t *len, int *err) {
+  size_t cap;
+  char *big = read_max(dir, name, len, &cap, err, TEXT_MAX);
+  char *buf = big ? malloc(*len + 1) : NULL;
+  if (big && !buf) *err = ENOMEM;
+  if (buf) memcpy(buf, big, *len + 1);
+  git_big_free(big, cap);
   return buf;
 }
 
@@ -209,11 +230,13 @@ int git_replace(gate_call *c, git_kind kind, int sdir, const char *sname, const 
   char lock[300];
   snprintf(lock, sizeof lock, "%s.lock", name);
   struct stat sst;
-  if (!same_dir(sdir, dir) || (kind == GIT_CONFIG && strcmp(sname, lock) != 0)) {
-    snprintf(why, sizeof why, kind == GIT_CONFIG ? "a git config may only be replaced by renaming %s over it, as git "
-                                                   "does; run git config outside the sandbox"
-                                                 : "a todo list or options file may only be replaced by a file from its own "
-                                                   "directory (%s)", kind == GIT_CONFIG ? lock : "the same one");
+  bool locked = kind == GIT_CONFIG || kind == GIT_INDEX;  /* replaced only the way git writes them */
+  if (!same_dir(sdir, dir) || (locked && strcmp(sname, lock) != 0)) {
+    if (locked)
+      snprintf(why, sizeof why, "a git %s may only be replaced by renaming %s over it, as git does; run that git "
+               "command outside the sandbox", name, lock);
+    else
+      snprintf(why, sizeof why, "a todo list or options file may only be replaced by a file from its own directory");
     gate_refuse(g, what, dpath, why, git_rule_name(kind));
     return -EPERM;
   }
@@ -226,27 +249,35 @@ int git_replace(gate_call *c, git_kind kind, int sdir, const char *sname, const 
   }
   size_t na = 0, nb = 0;
   int err = 0;
-  char *after = read_text(sdir, sname, &na, &err), *before = NULL;
+  size_t max = kind == GIT_INDEX ? INDEX_MAX : TEXT_MAX;
+  size_t ca = 0, cb = 0;
+  char *after = read_max(sdir, sname, &na, &ca, &err, max), *before = NULL;
   if (!after) {
-    if (err == EPERM) gate_refuse(g, what, spath, "too large to check (over 4 MiB)", git_rule_name(kind));
+    if (err == EPERM)
+      gate_refuse(g, what, spath, kind == GIT_INDEX ? "too large to check (over 512 MiB)" : "too large to check (over 4 MiB)",
+                  git_rule_name(kind));
     return -err;
   }
-  if (exists && !(before = read_text(dir, name, &nb, &err))) {
-    free(after);
+  if (exists && !(before = read_max(dir, name, &nb, &cb, &err, max))) {
+    git_big_free(after, ca);
     if (err == EPERM) gate_refuse(g, what, dpath, "the current file cannot be checked against", git_rule_name(kind));
     return -err;
   }
   char gitdir[GATE_PATH_MAX];
-  int prc = kind == GIT_CONFIG ? gate_fd_path(g, dir, gitdir, sizeof gitdir) : 0;
+  int prc = locked ? gate_fd_path(g, dir, gitdir, sizeof gitdir) : 0;
+  if (kind == GIT_INDEX && prc < 0) snprintf(gitdir, sizeof gitdir, "%s", dpath);  /* its name: judged as found */
+  if (kind == GIT_INDEX && prc < 0) *strrchr(gitdir, '/') = '\0';
   bool ok = kind == GIT_CONFIG           ? config_ok(g, prc < 0 ? NULL : gitdir, before, nb, after, na, why, sizeof why)
+            : kind == GIT_INDEX ? git_index_ok(g, dir, gitdir, (const unsigned char *)before, nb,
+                                               (const unsigned char *)after, na, why, sizeof why)
             : kind == GIT_SEQUENCER_OPTS ? opts_ok(name, after, na, why, sizeof why)
                                          : todo_ok(after, why, sizeof why);
   int rc = -EPERM;
   if (!ok) gate_refuse(g, what, dpath, why, git_rule_name(kind));
   else if ((rc = install(g, dir, name, after, na, sst.st_mode)) == 0)
     (void)unlinkat(sdir, sname, 0);  /* the caller's rename is done: its source name is gone */
-  free(before);
-  free(after);
+  git_big_free(before, cb);
+  git_big_free(after, ca);
   return rc;
 }
 
@@ -282,6 +313,10 @@ static const char *tree_check(cordon_lx_gate *g, int fd, const char *dname, size
     bool opts = (strcasecmp(dname, "rebase-merge") == 0 && (strcasecmp(n, "strategy") == 0 || strcasecmp(n, "strategy_opts") == 0)) ||
                 (strcasecmp(dname, "sequencer") == 0 && strcasecmp(n, "opts") == 0);
     if (strcasecmp(dname, "hooks") == 0 && !git_name_sample(n)) bad = "it holds a hook (hooks/ may hold only *.sample)";
+    /* where the tree lands decides which entries are protected: an index comes only by index.lock */
+    else if (strcasecmp(n, "index") == 0 && !is_dir)
+      bad = "it holds an index (or a file named index), which the host's checkout would act on; an index may "
+            "only arrive by renaming index.lock over it, where it is checked";
     else if (opts) bad = "it holds a rebase's or cherry-pick's options, which name the merge program git runs";
     else if (strcasecmp(n, "hooks") == 0 && !is_dir) bad = "its hooks is not a directory";
     else if ((config || todo) && !is_dir) {

@@ -89,7 +89,7 @@ long gate_op_rename(gate_call *c, int olddir, uint64_t old_addr, int newdir, uin
   if ((r = gate_join_path(c->g, to.dir, to.name, tpath, sizeof tpath)) < 0) goto out;
   gate_split_path(tpath, tdpath);
   kind = git_name_kind(to.dir, tdpath, to.name);
-  if ((kind == GIT_CONFIG || kind == GIT_SEQUENCER_LIST || kind == GIT_SEQUENCER_OPTS) && !exchange &&
+  if ((kind == GIT_CONFIG || kind == GIT_SEQUENCER_LIST || kind == GIT_SEQUENCER_OPTS || kind == GIT_INDEX) && !exchange &&
       S_ISREG(from.st.st_mode)) {
     if ((r = may_move(c, &from, &to, to_exists, true)) < 0) goto out;
     if ((r = gate_join_path(c->g, from.dir, from.name, fpath, sizeof fpath)) < 0) goto out;
