@@ -18,6 +18,7 @@
 
 #define ROOTS_MAX 3        /* the work trees an index's paths are judged at */
 #define BLOB_MAX (64u << 20)  /* a protected file larger than this is not hashed: the entry must be kept */
+#define OLD_MAX (64u << 20)   /* the replaced index's entries kept for comparison (mapped lazily) */
 
 typedef struct {
   char *path;
@@ -27,9 +28,18 @@ typedef struct {
   bool kept;               /* the replaced index had the same object id and mode for it */
 } protected_entry;
 
+/* The replaced index's entries, in its (git's sorted) order, packed as: mode, stage, object id, then the
+ * NUL-terminated path. An entry of the new index equal to one of them would be kept anyway: not decided. */
+typedef struct {
+  unsigned char *buf;
+  size_t len, cursor;
+  bool full;               /* OLD_MAX reached: later entries are decided as new ones */
+} old_entries;
+
 typedef struct {
   cordon_lx_gate *g;
   size_t oidlen;
+  old_entries old;
   char roots[ROOTS_MAX][GATE_PATH_MAX];
   int nroots;
   protected_entry *list;
@@ -124,6 +134,40 @@ static int protecting_root(index_check *k, const char *path) {
   return -1;
 }
 
+#define OLD_HEAD(oidlen) (8 + (oidlen))
+
+static int remember_old(void *ctx, const cordon_gitindex_entry *e) {
+  index_check *k = ctx;
+  old_entries *o = &k->old;
+  size_t need = OLD_HEAD(k->oidlen) + e->len + 1;
+  if (o->full || o->len + need > OLD_MAX) return o->full = true, 0;
+  unsigned char *r = o->buf + o->len;
+  uint32_t words[2] = {e->mode, e->stage};
+  memcpy(r, words, 8);
+  memcpy(r + 8, e->oid, k->oidlen);
+  memcpy(r + OLD_HEAD(k->oidlen), e->path, e->len + 1);
+  o->len += need;
+  return 0;
+}
+
+/* Whether the replaced index holds exactly this entry. Both are in git's order (path, then stage), so one
+ * cursor moves forward through the old entries; a new index out of order only finds fewer matches. */
+static bool unchanged(index_check *k, const cordon_gitindex_entry *e) {
+  old_entries *o = &k->old;
+  while (o->cursor < o->len) {
+    const unsigned char *r = o->buf + o->cursor;
+    const char *path = (const char *)r + OLD_HEAD(k->oidlen);
+    uint32_t words[2];
+    memcpy(words, r, 8);
+    int c = strcmp(path, e->path);
+    if (c == 0) c = words[1] < e->stage ? -1 : words[1] > e->stage;
+    if (c > 0) return false;
+    o->cursor += OLD_HEAD(k->oidlen) + strlen(path) + 1;
+    if (c == 0) return words[0] == e->mode && memcmp(r + 8, e->oid, k->oidlen) == 0;
+  }
+  return false;
+}
+
 static int visit_new(void *ctx, const cordon_gitindex_entry *e) {
   index_check *k = ctx;
   const char *bad = cordon_gitindex_path_refusal(e->path, e->len, e->mode == 040000);
@@ -132,6 +176,7 @@ static int visit_new(void *ctx, const cordon_gitindex_entry *e) {
              "checkout would write it", e->path, bad);
     return 1;
   }
+  if (k->old.buf && unchanged(k, e)) return 0;  /* the replaced index's own entry: kept, as below */
   /* a sparse directory entry stands for a whole tree the host's checkout may expand: kept, or refused */
   int root = e->mode == 040000 ? 0 : protecting_root(k, e->path);
   if (root < 0) return 0;
@@ -224,6 +269,11 @@ bool git_index_ok(cordon_lx_gate *g, int dir, const char *gitdir, const unsigned
   index_check k = {.g = g, .oidlen = oid_length(dir), .why = why, .whycap = cap};
   why[0] = '\0';
   work_trees(&k, dir, gitdir);
+  /* entries the replaced index already had are not asked of the policy: `git add` of one file in a
+   * 100,000-entry index decides one entry, not all (each decision costs microseconds) */
+  if (before && (k.old.buf = git_big_alloc(OLD_MAX)) &&
+      cordon_gitindex_walk(before, nb, k.oidlen, remember_old, &k) != CORDON_GITINDEX_OK)
+    k.old.len = 0;  /* an old index that does not parse vouches for nothing */
   cordon_gitindex_status st = cordon_gitindex_walk(after, na, k.oidlen, visit_new, &k);
   bool ok = st == CORDON_GITINDEX_OK;
   if (k.failed) snprintf(why, cap, "out of memory while checking it");
@@ -242,5 +292,6 @@ bool git_index_ok(cordon_lx_gate *g, int dir, const char *gitdir, const unsigned
   }
   for (size_t i = 0; i < k.n; i++) free(k.list[i].path);
   free(k.list);
+  git_big_free(k.old.buf, OLD_MAX);
   return ok;
 }
