@@ -146,7 +146,7 @@ root = sys.argv[1]
 blob = subprocess.run(["git", "-C", root, "hash-object", "-w", ".envrc"], capture_output=True, text=True).stdout.strip()
 names = sorted([".envrc"] + ["pkg%d/mod%d/f%d.c" % (i // 10000, i // 100, i) for i in range(99999)])
 body = []
-for n in names:  # a protected .envrc kept as it was, and 99 999 plain entries: every one asks the policy
+for n in names:  # a protected .envrc kept as it was, and 99 999 plain entries, renamed over themselves
     e = struct.pack(">10I", 0, 0, 0, 0, 0, 0, 0o100644, 0, 0, 5) + bytes.fromhex(blob) + struct.pack(">H", len(n)) + n.encode()
     body.append(e + b"\0" * (8 - len(e) % 8))
 data = b"DIRC" + struct.pack(">II", 2, len(names)) + b"".join(body)
