@@ -148,6 +148,11 @@ void cordon_lx_plan_describe_gate(const cordon_lx_plan *p, cordon_buf *out) {
                          "%zu policy rules (%zu on connecting) and git's layout rules (hooks and config of every "
                          "git directory, at any depth; %zu config keys a config written inside may change)\n",
                     p->ngrules, connects, p->ngit_safe_keys);
+  if (p->ngate_names)
+    cordon_buf_printf(out, "gate: nested rules on %zu names: below the roots' tops, hook runners' files at a work "
+                           "tree's top that its active hooks read, a nested repository's core.hooksPath, and "
+                           "editors' and agents' project files in directories that were there at launch\n",
+                      p->ngate_names);
   for (size_t i = 0; i < p->ngrules; i++) {
     const cordon_lx_grule *g = &p->grules[i];
     if (g->action != CORDON_DENY || (!g->filter && !g->path)) continue;
