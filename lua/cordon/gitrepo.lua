@@ -335,13 +335,6 @@ function M.protections(o)
       local real_dir = sys.realpath(dir)
       if real_dir and real_dir ~= dir then add("subpath", real_dir, "the hooks directory " .. dir .. " links to it") end
       local runners, hook_of, links, hooks = runners_in(dir)
-      -- Finding 8: a protected hook that runs project code (npx lint-staged, make lint, a runner's local
-      -- hooks) runs whatever this run leaves in the project; names cannot close that, so say it.
-      if #hooks > 0 and within_any(o.roots, repo.top) then
-        notes[#notes + 1] = repo.top .. ": the next git commit outside runs its active hooks (" .. table.concat(hooks, ", ")
-          .. " in " .. dir .. "), which may execute files this run could change (node_modules/.bin, scripts, a "
-          .. "runner's local hooks); review the work tree before committing outside"
-      end
       for _, l in ipairs(links) do add("literal", l[2], "the hook " .. l[1] .. " links to it") end
       for _, r in ipairs(runners) do
         local why = r.name .. " installed " .. dir .. "/" .. hook_of[r.name]
@@ -349,6 +342,13 @@ function M.protections(o)
         if r.unprotectable then
           notes[#notes + 1] = r.name .. " (" .. why .. ") also reads " .. r.unprotectable .. "; it stays writable"
         end
+      end
+      -- Finding 8: a protected hook that runs project code (npx lint-staged, make lint, a runner's local
+      -- hooks) runs whatever this run leaves in the project; names cannot close that, so say it.
+      if #hooks > 0 and within_any(o.roots, repo.top) then
+        notes[#notes + 1] = repo.top .. ": the next git commit outside runs its active hooks (" .. table.concat(hooks, ", ")
+          .. " in " .. dir .. "), which may execute files this run could change (node_modules/.bin, scripts, a "
+          .. "runner's local hooks); review the work tree before committing outside"
       end
     end
   end

@@ -88,7 +88,7 @@ static void a_nested_repositorys_hooks_path_receives_no_hook(void **state) {
   gh_env e;
   setup(&e);
   gh_sh("cd '%s' && git init -q r && mkdir -p r/.githooks r/other && git -C r config core.hooksPath .githooks && "
-        "mkdir -p s/hooks && git init -q --separate-git-dir '%s/sgit' s && git -C s config core.hooksPath hooks",
+        "mkdir -p s/hooks && git init -q --separate-git-dir '%s/.sgit' s && git -C s config core.hooksPath hooks",
         e.w, e.w);
   assert_int_equal(gh_run(&e, do_hooks_path, NULL), 0);
   assert_false(gh_exists(gh_path(&e, "w/r/.githooks/pre-commit")));

@@ -23,11 +23,11 @@ for u in $USERS; do
   chmod +x "$N/.husky/_/h" "$N/.husky/_/pre-commit"
   git -C "$N" config core.hooksPath .husky/_
   echo x >"$N/f"
-  # a second nested repository with a relative hooksPath of its own, and its git directory elsewhere
-  # (a gitfile, as a submodule's work tree has)
+  # a second nested repository with a relative hooksPath of its own, and its git directory in the outer
+  # repository's .git/modules (a gitfile, as a submodule's work tree has)
   S="$W/sub"
-  mkdir -p "$S/.githooks" "$CASE/subgit"
-  git init -q --separate-git-dir "$CASE/subgit/repo" "$S"
+  mkdir -p "$S/.githooks" "$W/.git/modules"
+  git init -q --separate-git-dir "$W/.git/modules/sub" "$S"
   git -C "$S" config core.hooksPath .githooks
   echo y >"$S/g"
   # a third whose default hook is pre-commit's stub, which reads .pre-commit-config.yaml at the top

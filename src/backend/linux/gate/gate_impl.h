@@ -239,7 +239,9 @@ void gate_nested_free(gate_nested *t);
  * made. */
 const char *gate_nested_refusal(cordon_lx_gate *g, const char *path, bool arrive, const char **rule);
 /* The hooks directory of the work tree at `top` (which holds a .git): 1 with its core.hooksPath, 0 with
- * the default (its common directory's hooks), -1 when it cannot be told cheaply (refuse). */
+ * the default (its common directory's hooks), -1 when it cannot be told cheaply (refuse), -2 when its git
+ * directory is not in this view or its files are not readable here (a linked worktree's, the launch's
+ * repository: the launch protected what it could see). */
 int gate_worktree_hooks(const char *top, char out[GATE_PATH_MAX]);
 /* Whether a hook in `hooks` (not *.sample) holds one of `markers` (a runner's stub). */
 bool gate_hooks_carry(const char *hooks, const char *const *markers, size_t nmarkers);

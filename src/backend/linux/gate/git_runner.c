@@ -64,9 +64,11 @@ bool gate_lexical_join(const char *base, const char *rel, char out[GATE_PATH_MAX
 /* The line a gitfile or commondir holds, trimmed, joined to `base` when relative. */
 static bool read_pointer(const char *path, const char *prefix, const char *base, char out[GATE_PATH_MAX]) {
   char *text;
-  if (read_file(path, GATE_PATH_MAX, &text) < 0) return false;
+  long n = read_file(path, GATE_PATH_MAX, &text);
+  if (n < 0) return errno = (int)-n, false;
   size_t pl = strlen(prefix);
   bool ok = strncmp(text, prefix, pl) == 0;
+  errno = EINVAL;
   char *v = text + pl;
   v[strcspn(v, "\r\n")] = '\0';
   ok = ok && v[0] && gate_lexical_join(base, v, out);
@@ -80,6 +82,7 @@ static bool config_hooks_path(const char *path, char value[GATE_PATH_MAX], bool 
   char *text;
   long n = read_file(path, CONFIG_MAX, &text);
   if (n == -ENOENT) return true;
+  if (n == -EACCES || n == -EPERM) return *set = true, value[0] = '\0', false;  /* unreadable: hidden */
   if (n < 0) return false;
   cordon_gitconfig cfg = {0};
   char err[128];
@@ -97,26 +100,32 @@ static bool config_hooks_path(const char *path, char value[GATE_PATH_MAX], bool 
   return ok;
 }
 
+/* What the run's Landlock domain does not let the gate read: the launch's own repository, say, which
+ * the policy protected as it could see it. */
+static bool unreadable(void) { return errno == EACCES || errno == EPERM; }
+
 int gate_worktree_hooks(const char *top, char out[GATE_PATH_MAX]) {
   char dotgit[GATE_PATH_MAX], gitdir[GATE_PATH_MAX], common[GATE_PATH_MAX], p[GATE_PATH_MAX];
   if (snprintf(dotgit, sizeof dotgit, "%s/.git", strcmp(top, "/") == 0 ? "" : top) >= (int)sizeof dotgit) return -1;
   struct stat st;
   if (stat(dotgit, &st) != 0) return -1;  /* a dangling .git: a doubt */
   if (S_ISDIR(st.st_mode)) snprintf(gitdir, sizeof gitdir, "%s", dotgit);
-  else if (!read_pointer(dotgit, "gitdir: ", top, gitdir)) return -1;  /* a submodule's or linked worktree's gitfile */
-  /* a git directory this view does not show (outside it) still holds the host's config: a doubt */
-  if (stat(gitdir, &st) != 0 || !S_ISDIR(st.st_mode)) return -1;
+  else if (!read_pointer(dotgit, "gitdir: ", top, gitdir)) return unreadable() ? -2 : -1;  /* a submodule's or linked worktree's gitfile */
+  /* a git directory this view does not show (outside it) still holds the host's config */
+  if (stat(gitdir, &st) != 0 || !S_ISDIR(st.st_mode)) return -2;
   if (snprintf(p, sizeof p, "%s/commondir", gitdir) >= (int)sizeof p) return -1;
   if (stat(p, &st) == 0) {
-    if (!read_pointer(p, "", gitdir, common)) return -1;
+    if (!read_pointer(p, "", gitdir, common)) return unreadable() ? -2 : -1;
   } else {
     snprintf(common, sizeof common, "%s", gitdir);
   }
-  if (stat(common, &st) != 0 || !S_ISDIR(st.st_mode)) return -1;
+  if (stat(common, &st) != 0 || !S_ISDIR(st.st_mode)) return -2;
   char value[GATE_PATH_MAX];
   bool set = false;
-  if (snprintf(p, sizeof p, "%s/config", common) >= (int)sizeof p || !config_hooks_path(p, value, &set)) return -1;
-  if (snprintf(p, sizeof p, "%s/config.worktree", gitdir) >= (int)sizeof p || !config_hooks_path(p, value, &set)) return -1;
+  if (snprintf(p, sizeof p, "%s/config", common) >= (int)sizeof p || !config_hooks_path(p, value, &set))
+    return set && !value[0] ? -2 : -1;
+  if (snprintf(p, sizeof p, "%s/config.worktree", gitdir) >= (int)sizeof p || !config_hooks_path(p, value, &set))
+    return set && !value[0] ? -2 : -1;
   if (!set) return snprintf(out, GATE_PATH_MAX, "%s/hooks", common) < GATE_PATH_MAX ? 0 : -1;
   if (value[0] == '~' || strncmp(value, "%(", 2) == 0) return -1;  /* git expands these; the gate does not guess */
   return gate_lexical_join(top, value, out) ? 1 : -1;

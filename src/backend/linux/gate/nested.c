@@ -198,7 +198,9 @@ static bool in_hooks_path(const char *path, const char *dir, bool arrive) {
     if (holds_dotgit(top)) {
       char hooks[GATE_PATH_MAX];
       int rc = gate_worktree_hooks(top, hooks);
-      if (rc < 0) return true;
+      /* a git directory outside the view: asked of every directory renamed below a linked worktree, so
+       * not a doubt here (gitrepo.lua protected that repository's hooksPath at launch, as it could) */
+      if (rc == -1) return true;
       if (rc == 1 && (arrive ? within(path, hooks) : strcmp(hooks, dir) == 0)) return true;
     }
     if (strcmp(top, "/") == 0 || !s) return false;
