@@ -223,6 +223,11 @@ function Assembled:git_safe_keys()
   return protect.git_safe_key_patterns()
 end
 
+-- The names the gate's nested rules look for (protect.gate_names).
+function Assembled:gate_names()
+  return protect.gate_names()
+end
+
 -- A rule's source, "SECTION:LINE:COL" (the builder counts lines in each section), as "SECTION:LINE";
 -- a profile script's rule as the line of the script that made it.
 function Assembled:locate(source)

@@ -16,7 +16,10 @@ end
 local function linux_plan(policy)
   if not package.preload["cordon.c.linux"] then return nil end  -- a build without the Linux backend
   local linux = require "cordon.c.linux"
-  local res, err = linux.describe(policy)
+  -- with the lists a run hands the gate, so the plan shown is the one a run gets
+  local opts = type(policy.git_safe_keys) == "function" and { git_safe_keys = policy:git_safe_keys(),
+                                                              gate_names = policy:gate_names() } or nil
+  local res, err = linux.describe(policy, opts)
   if res == nil then return { error = err } end
   if type(res) == "string" then return { text = res } end
   return res

@@ -24,6 +24,13 @@ M.MAX_INCLUDES = 10      -- git's own include depth limit
 
 local within = cpath.within
 
+local function within_any(roots, p)
+  for _, r in ipairs(roots) do
+    if within(r, p) then return true end
+  end
+  return false
+end
+
 local function dirname(p) return cpath.parent(p) or "/" end
 
 -- The text git hands the kernel for a gitdir or commondir value `b` found in `a`: not normalized here,
@@ -248,8 +255,9 @@ end
 -- an ordinary work-tree file), as { hook path, real path }.
 local function runners_in(dir)
   local names = sys.listdir(dir)
-  local found, order, links = {}, {}, {}
+  local found, order, links, hooks = {}, {}, {}, {}
   for _, n in ipairs(names or {}) do
+    if not n:match("%.sample$") and n:sub(1, 1) ~= "." then hooks[#hooks + 1] = n end
     if not n:match("%.sample$") then
       local p = dir .. "/" .. n
       local lst = sys.lstat(p)
@@ -265,7 +273,8 @@ local function runners_in(dir)
       end
     end
   end
-  return order, found, links
+  table.sort(hooks)
+  return order, found, links, hooks
 end
 
 -- Everything the repositories' configuration makes git run or read, that must stay read-only.
@@ -325,7 +334,7 @@ function M.protections(o)
       -- A hooks directory that is a link (.git/hooks -> ../githooks) runs what its target holds.
       local real_dir = sys.realpath(dir)
       if real_dir and real_dir ~= dir then add("subpath", real_dir, "the hooks directory " .. dir .. " links to it") end
-      local runners, hook_of, links = runners_in(dir)
+      local runners, hook_of, links, hooks = runners_in(dir)
       for _, l in ipairs(links) do add("literal", l[2], "the hook " .. l[1] .. " links to it") end
       for _, r in ipairs(runners) do
         local why = r.name .. " installed " .. dir .. "/" .. hook_of[r.name]
@@ -333,6 +342,13 @@ function M.protections(o)
         if r.unprotectable then
           notes[#notes + 1] = r.name .. " (" .. why .. ") also reads " .. r.unprotectable .. "; it stays writable"
         end
+      end
+      -- Finding 8: a protected hook that runs project code (npx lint-staged, make lint, a runner's local
+      -- hooks) runs whatever this run leaves in the project; names cannot close that, so say it.
+      if #hooks > 0 and within_any(o.roots, repo.top) then
+        notes[#notes + 1] = repo.top .. ": the next git commit outside runs its active hooks (" .. table.concat(hooks, ", ")
+          .. " in " .. dir .. "), which may execute files this run could change (node_modules/.bin, scripts, a "
+          .. "runner's local hooks); review the work tree before committing outside"
       end
     end
   end

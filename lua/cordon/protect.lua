@@ -55,6 +55,52 @@ M.hook_runners = {
 -- Husky 5 and later install a hooksPath (.husky/_) whose stubs run the user's scripts one level up.
 M.husky_hooks_dir = { "subpath", ".husky", "husky runs the scripts in .husky from its hooksPath stubs" }
 
+-- Below a root's top nothing is walked at launch (a workdir of many clones would cost seconds); the Linux
+-- gate decides these when a name is written (docs/linux-gate.md, "Nested rules"), from gate_names().
+-- The names git runs from a hooks directory (githooks(5)): a file with one of them, in the directory a
+-- nested repository's core.hooksPath names, runs at the user's next git command there.
+M.git_hook_names = {
+  "applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit",
+  "prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase", "post-checkout", "post-merge",
+  "pre-push", "pre-receive", "update", "proc-receive", "post-receive", "post-update",
+  "reference-transaction", "push-to-checkout", "pre-auto-gc", "post-rewrite", "sendemail-validate",
+  "fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit",
+  "post-index-change",
+}
+
+-- Directories whose contents a package manager installs: a package there ships its own editor files
+-- (`.vscode/settings.json` in many npm packages), and nobody opens it as a project.
+M.vendored_dirs = {
+  "node_modules", "bower_components", "jspm_packages", "vendor", "site-packages", "dist-packages",
+  "__pypackages__", ".yarn", ".pnpm-store", ".tox", ".nox",
+}
+
+-- The gate's entries, tab-separated (gate/nested.c parses them; a malformed one stops the run):
+--   runner ID literal|subpath NAME   a hook runner's config at a work tree's top
+--   marker ID TEXT                   text by which a hook is that runner's stub
+--   hook NAME                        a git hook name (hooksPath targets)
+--   project literal|subpath REL      an editor's or agent's project file (standard.in_roots' `project`)
+--   vendored NAME                    a directory whose contents are a package manager's
+function M.gate_names()
+  local out = {}
+  local function add(...)
+    local parts = { ... }
+    for _, p in ipairs(parts) do assert(not p:find("[\t%z\n]"), "gate_names: a tab, NUL or newline in " .. p) end
+    out[#out + 1] = table.concat(parts, "\t")
+  end
+  for _, r in ipairs(M.hook_runners) do
+    for _, c in ipairs(r.configs) do add("runner", r.name, c[1], c[2]) end
+    for _, m in ipairs(r.markers) do add("marker", r.name, m) end
+  end
+  add("runner", "husky", M.husky_hooks_dir[1], M.husky_hooks_dir[2])
+  for _, h in ipairs(M.git_hook_names) do add("hook", h) end
+  for _, e in ipairs(M.in_roots) do
+    if e.project then add("project", e[1], e[2]) end
+  end
+  for _, v in ipairs(M.vendored_dirs) do add("vendored", v) end
+  return out
+end
+
 -- The git config keys a config written inside the sandbox may add or change (the gate compares the
 -- new text with the current one; docs/linux-sandbox.md, "Git's layout rules"). "section.key", or
 -- "section.*.key" where '*' is one subsection; sections and keys compare case-insensitively. Each is

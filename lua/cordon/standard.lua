@@ -73,6 +73,8 @@ M.WRITE_OPS = {
 
 -- Relative to every writable root (the workdir, each --add-dirs). A third field is a regex tail after
 -- the path (the submodule repositories); the last is why. `platform` limits an entry to one target.
+-- `project`: an editor's or agent's project file, which the Linux gate also keeps below the root's top
+-- (protect.gate_names: in any directory that was there at launch, outside vendored directories).
 -- The .git entries are Seatbelt's: on Linux the gate's git layout rules keep the hooks and config of
 -- every git directory, at any depth, and let a config written inside change only git_safe_keys (so
 -- `git config user.email`, `git remote add` and `git push -u` work); a deny here would beat them.
@@ -91,22 +93,22 @@ M.in_roots = {
   { "literal", ".envrc", "direnv evaluates it in the user's shell on cd" },
   { "literal", ".cordon.yaml", "cordon's workdir config: once trusted, an edit would widen the next policy" },
   { "subpath", ".cordon", "cordon's per-workdir state" },
-  { "literal", ".vscode/tasks.json", "VS Code runs tasks (some automatically on folder open)" },
-  { "literal", ".vscode/launch.json", "VS Code debug launch commands" },
-  { "literal", ".vscode/settings.json", "workspace settings can point tools and terminals at executables" },
-  { "subpath", ".idea/runConfigurations", "JetBrains run configurations execute commands" },
-  { "literal", ".idea/workspace.xml", "JetBrains workspace file holds run configurations too" },
+  { "literal", ".vscode/tasks.json", "VS Code runs tasks (some automatically on folder open)" , project = true },
+  { "literal", ".vscode/launch.json", "VS Code debug launch commands" , project = true },
+  { "literal", ".vscode/settings.json", "workspace settings can point tools and terminals at executables" , project = true },
+  { "subpath", ".idea/runConfigurations", "JetBrains run configurations execute commands" , project = true },
+  { "literal", ".idea/workspace.xml", "JetBrains workspace file holds run configurations too" , project = true },
   -- Agents' project settings: hooks and MCP servers are commands the agent runs at its next start here.
-  { "literal", ".claude/settings.json", "Claude Code runs the hooks this file sets (SessionStart, PreToolUse, …)" },
-  { "literal", ".claude/settings.local.json", "Claude Code's local settings: the same hooks" },
-  { "subpath", ".claude/hooks", "scripts Claude Code's hooks run" },
-  { "literal", ".mcp.json", "MCP servers are commands the agent starts" },
-  { "literal", ".gemini/settings.json", "Gemini CLI's settings start MCP servers" },
-  { "literal", ".cursor/mcp.json", "Cursor starts the MCP servers this file lists" },
-  { "literal", ".vscode/mcp.json", "VS Code starts the MCP servers this file lists" },
-  { "literal", "opencode.json", "opencode starts MCP servers and runs commands this file lists" },
-  { "literal", "opencode.jsonc", "opencode's config (jsonc)" },
-  { "subpath", ".opencode", "opencode's project plugins and commands" },
+  { "literal", ".claude/settings.json", "Claude Code runs the hooks this file sets (SessionStart, PreToolUse, …)" , project = true },
+  { "literal", ".claude/settings.local.json", "Claude Code's local settings: the same hooks" , project = true },
+  { "subpath", ".claude/hooks", "scripts Claude Code's hooks run" , project = true },
+  { "literal", ".mcp.json", "MCP servers are commands the agent starts" , project = true },
+  { "literal", ".gemini/settings.json", "Gemini CLI's settings start MCP servers" , project = true },
+  { "literal", ".cursor/mcp.json", "Cursor starts the MCP servers this file lists" , project = true },
+  { "literal", ".vscode/mcp.json", "VS Code starts the MCP servers this file lists" , project = true },
+  { "literal", "opencode.json", "opencode starts MCP servers and runs commands this file lists" , project = true },
+  { "literal", "opencode.jsonc", "opencode's config (jsonc)" , project = true },
+  { "subpath", ".opencode", "opencode's project plugins and commands" , project = true },
 }
 
 -- Start-up and login files under HOME: a shell, an editor or the login session runs what they say.

@@ -62,6 +62,8 @@ typedef struct {
   cordon_lx_limits limits;           /* Linux: resource limits (src/backend/linux/limits.h); 0 = none */
   const int *pass_fds;               /* Linux: descriptors above 2 the command inherits (--pass-fd) */
   size_t npass_fds;
+  const char *const *gate_names;     /* Linux: NULL-terminated tab-separated entries naming hook runners' and
+                                        editors' files for the gate's nested rules (protect.gate_names) */
 } cordon_sandbox_command;
 
 /* What to execve. Owned by the request; free with cordon_exec_request_free. */

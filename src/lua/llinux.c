@@ -193,7 +193,7 @@ static const char *const *string_list(lua_State *L, int opts, const char *field)
     lua_pushnil(L);  /* keep the stack shape the same either way */
     return NULL;
   }
-  luaL_argexpected(L, lua_type(L, -1) == LUA_TTABLE, opts, "a list of strings in opts." "git_safe_keys");
+  luaL_argexpected(L, lua_type(L, -1) == LUA_TTABLE, opts, "a list of strings in opts.git_safe_keys or opts.gate_names");
   int t = lua_gettop(L);
   size_t n = (size_t)luaL_len(L, t);
   const char **v = lua_newuserdatauv(L, (n + 1) * sizeof *v, 1);
@@ -216,13 +216,13 @@ static const char *const *string_list(lua_State *L, int opts, const char *field)
  * plan userdata, or the failure triple. */
 /* A misspelt option would silently compile another plan than the one asked for. */
 static void check_options(lua_State *L, int oi) {
-  static const char *const known[] = {"best_effort", "shared_tmp", "params", "git_safe_keys", NULL};
+  static const char *const known[] = {"best_effort", "shared_tmp", "params", "git_safe_keys", "gate_names", NULL};
   for (lua_pushnil(L); lua_next(L, oi); lua_pop(L, 1)) {
     const char *k = lua_type(L, -2) == LUA_TSTRING ? cordon_lua_tostring(L, -2) : NULL;
     size_t i = 0;
     while (k && known[i] && strcmp(known[i], k) != 0) i++;
     if (!k || !known[i])
-      luaL_error(L, "unknown option %s%s%s (known: best_effort, shared_tmp, params, git_safe_keys)", k ? "'" : "",
+      luaL_error(L, "unknown option %s%s%s (known: best_effort, shared_tmp, params, git_safe_keys, gate_names)", k ? "'" : "",
                  k ? k : luaL_typename(L, -2), k ? "'" : " key");
   }
 }
@@ -245,6 +245,7 @@ static int compile_at(lua_State *L, int pi, int pri, int ci, int oi, const cordo
     read_params(L, lua_gettop(L), &ps);
     lua_pop(L, 3);
     o.git_safe_keys = string_list(L, oi, "git_safe_keys");  /* left on the stack; strings live in opts */
+    o.gate_names = string_list(L, oi, "gate_names");
   }
   plan_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->plan = NULL;
@@ -261,7 +262,7 @@ static int compile_at(lua_State *L, int pi, int pri, int ci, int oi, const cordo
     }
     cordon_lx_input in = {.policy = policy, .params = pairs, .nparams = ps.count, .profile = profile,
                           .ctx = &ctx.ctx, .best_effort = o.best_effort, .shared_tmp = o.shared_tmp,
-                          .git_safe_keys = o.git_safe_keys};
+                          .git_safe_keys = o.git_safe_keys, .gate_names = o.gate_names};
     if (pairs) st = cordon_lx_compile(&in, &u->plan, &msg);
     free(pairs);
   } else {

@@ -413,6 +413,13 @@ static int l_transform(lua_State *L) {
   } else {
     lua_pop(L, 1);
   }
+  if (lua_getfield(L, 1, "gate_names") != LUA_TNIL) {
+    lua_pop(L, 1);
+    size_t nnames;
+    cmd.gate_names = read_strv(L, 1, "gate_names", &nnames, false);  /* anchored on the stack */
+  } else {
+    lua_pop(L, 1);
+  }
   int failed = read_limits(L, 1, &cmd.limits);
   if (!failed) failed = read_pass_fds(L, 1, &cmd);
   if (failed) return failed;

@@ -45,7 +45,7 @@ static void expect(const char *profile, cordon_preference pref, const char *plat
                    const char *want_type) {
   cordon_profile *p = profile ? standard(profile) : cordon_profile_new(CORDON_PROFILE_DISABLED);
   cordon_manager m = {pref, platform, &test_registry};
-  cordon_sandbox_command cmd = {argv, 2, "/w", env, p, &ctx, NULL, NULL, false, false, NULL, {0, 0, 0}, NULL, 0};
+  cordon_sandbox_command cmd = {argv, 2, "/w", env, p, &ctx, NULL, NULL, false, false, NULL, {0, 0, 0}, NULL, 0, NULL};
   cordon_exec_request req;
   cordon_buf msg = CORDON_BUF_INIT;
   cordon_sandbox_status st = cordon_manager_transform(&m, &cmd, &req, &msg);
@@ -117,7 +117,7 @@ static void darwin_without_sandbox_exec_fails_closed(void **state) {
   if (access(CORDON_SEATBELT_HELPER, F_OK) == 0) skip();  /* a Mac: the helper is there */
   cordon_profile *p = standard("workspace-write");
   cordon_manager m = {CORDON_PREFER_AUTO, "darwin", NULL};  /* the default registration */
-  cordon_sandbox_command cmd = {argv, 2, "/w", env, p, &ctx, NULL, NULL, false, false, NULL, {0, 0, 0}, NULL, 0};
+  cordon_sandbox_command cmd = {argv, 2, "/w", env, p, &ctx, NULL, NULL, false, false, NULL, {0, 0, 0}, NULL, 0, NULL};
   cordon_exec_request req;
   cordon_buf msg = CORDON_BUF_INIT;
   assert_int_equal(cordon_manager_transform(&m, &cmd, &req, &msg), CORDON_SANDBOX_BACKEND_NOT_AVAILABLE);
@@ -134,13 +134,13 @@ static void bad_commands_are_invalid_requests(void **state) {
   const char *const empty_arg[] = {""};
   const char *const bad_env[] = {"NOEQUALS", NULL};
   cordon_sandbox_command cases[] = {
-    {argv, 0, "/w", env, p, &ctx, NULL, NULL, false, false, NULL, {0, 0, 0}, NULL, 0},       /* no command */
-    {empty_arg, 1, "/w", env, p, &ctx, NULL, NULL, false, false, NULL, {0, 0, 0}, NULL, 0},  /* empty program name */
-    {argv, 2, "w", env, p, &ctx, NULL, NULL, false, false, NULL, {0, 0, 0}, NULL, 0},        /* relative cwd */
-    {argv, 2, NULL, env, p, &ctx, NULL, NULL, false, false, NULL, {0, 0, 0}, NULL, 0},       /* no cwd */
-    {argv, 2, "/w", bad_env, p, &ctx, NULL, NULL, false, false, NULL, {0, 0, 0}, NULL, 0},   /* env entry without '=' */
-    {argv, 2, "/w", env, NULL, &ctx, NULL, NULL, false, false, NULL, {0, 0, 0}, NULL, 0},    /* no profile */
-    {argv, 2, "/w", env, p, NULL, NULL, NULL, false, false, NULL, {0, 0, 0}, NULL, 0},       /* no context */
+    {argv, 0, "/w", env, p, &ctx, NULL, NULL, false, false, NULL, {0, 0, 0}, NULL, 0, NULL},       /* no command */
+    {empty_arg, 1, "/w", env, p, &ctx, NULL, NULL, false, false, NULL, {0, 0, 0}, NULL, 0, NULL},  /* empty program name */
+    {argv, 2, "w", env, p, &ctx, NULL, NULL, false, false, NULL, {0, 0, 0}, NULL, 0, NULL},        /* relative cwd */
+    {argv, 2, NULL, env, p, &ctx, NULL, NULL, false, false, NULL, {0, 0, 0}, NULL, 0, NULL},       /* no cwd */
+    {argv, 2, "/w", bad_env, p, &ctx, NULL, NULL, false, false, NULL, {0, 0, 0}, NULL, 0, NULL},   /* env entry without '=' */
+    {argv, 2, "/w", env, NULL, &ctx, NULL, NULL, false, false, NULL, {0, 0, 0}, NULL, 0, NULL},    /* no profile */
+    {argv, 2, "/w", env, p, NULL, NULL, NULL, false, false, NULL, {0, 0, 0}, NULL, 0, NULL},       /* no context */
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     cordon_exec_request req;
@@ -159,7 +159,7 @@ static void an_assembled_policy_is_passed_through_with_its_parameters(void **sta
   cordon_manager m = {CORDON_PREFER_AUTO, "darwin", &test_registry};
   cordon_params params = CORDON_PARAMS_INIT;
   assert_true(cordon_params_add(&params, "HOME_DIR", "/h"));
-  cordon_sandbox_command cmd = {argv, 2, "/w", env, p, &ctx, "(version 1)\n(deny default)\n", &params, false, false, NULL, {0, 0, 0}, NULL, 0};
+  cordon_sandbox_command cmd = {argv, 2, "/w", env, p, &ctx, "(version 1)\n(deny default)\n", &params, false, false, NULL, {0, 0, 0}, NULL, 0, NULL};
   cordon_exec_request req;
   cordon_buf msg = CORDON_BUF_INIT;
   assert_int_equal(cordon_manager_transform(&m, &cmd, &req, &msg), CORDON_SANDBOX_OK);
@@ -225,7 +225,7 @@ static void host_request(const char *program, cordon_exec_request *req) {
   cordon_profile *p = standard("danger-full-access");
   cordon_manager m = {CORDON_PREFER_AUTO, "darwin", &test_registry};
   const char *const a[] = {program};
-  cordon_sandbox_command cmd = {a, 1, "/", env, p, &ctx, NULL, NULL, false, false, NULL, {0, 0, 0}, NULL, 0};
+  cordon_sandbox_command cmd = {a, 1, "/", env, p, &ctx, NULL, NULL, false, false, NULL, {0, 0, 0}, NULL, 0, NULL};
   cordon_buf msg = CORDON_BUF_INIT;
   assert_int_equal(cordon_manager_transform(&m, &cmd, req, &msg), CORDON_SANDBOX_OK);
   cordon_buf_free(&msg);

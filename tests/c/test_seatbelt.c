@@ -355,7 +355,7 @@ static void transform(const cordon_backend *b, cordon_sandbox_status want, cordo
   cordon_profile *p = standard("workspace-write");
   const char *const argv[] = {"make", "test"};
   const char *const env[] = {"PATH=/usr/bin:/bin", NULL};
-  cordon_sandbox_command cmd = {argv, 2, "/Users/dev/project", env, p, &mac_ctx, NULL, NULL, false, false, NULL, {0, 0, 0}, NULL, 0};
+  cordon_sandbox_command cmd = {argv, 2, "/Users/dev/project", env, p, &mac_ctx, NULL, NULL, false, false, NULL, {0, 0, 0}, NULL, 0, NULL};
   cordon_buf msg = CORDON_BUF_INIT;
   memset(out, 0, sizeof *out);
   assert_int_equal(b->transform(b, &cmd, out, &msg), want);

@@ -103,5 +103,36 @@ t.test("every hook runner has markers and a reason for each file it protects", f
   end
 end)
 
+t.test("the gate's names carry every hook runner's files, husky's directory, git's hook names and the project files", function()
+  local list = protect.gate_names()
+  local have = {}
+  for _, n in ipairs(list) do
+    t.ok(n:match("^%l+\t") and not n:find("[%z\n]"), "well-formed: " .. n)
+    have[n] = true
+  end
+  for _, r in ipairs(protect.hook_runners) do
+    for _, c in ipairs(r.configs) do
+      t.ok(have["runner\t" .. r.name .. "\t" .. c[1] .. "\t" .. c[2]], r.name .. ": " .. c[2])
+      t.ok(not c[2]:find("/"), r.name .. ": " .. c[2] .. " is one name at a work tree's top (the gate assumes it)")
+    end
+    for _, m in ipairs(r.markers) do t.ok(have["marker\t" .. r.name .. "\t" .. m], r.name .. " marker " .. m) end
+  end
+  t.ok(have["runner\thusky\tsubpath\t.husky"], "husky's scripts")
+  t.ok(have["hook\tpre-commit"] and have["hook\tpost-checkout"] and have["hook\treference-transaction"], "git's hook names")
+  local projects = 0
+  for _, e in ipairs(protect.in_roots) do
+    if e.project then
+      projects = projects + 1
+      t.ok(have["project\t" .. e[1] .. "\t" .. e[2]], "project file " .. e[2])
+    end
+  end
+  t.ok(projects >= 10 and have["project\tliteral\t.vscode/tasks.json"] and have["project\tliteral\t.claude/settings.json"],
+    "the editors' and agents' files")
+  t.ok(have["vendored\tnode_modules"], "node_modules is a package manager's")
+  for _, n in ipairs { ".git", "src", "lib" } do t.ok(not have["vendored\t" .. n], n .. " is not vendored") end
+  local a = require("cordon").assemble { workdir = base, home = base, platform = "linux", command = { "true" } }
+  t.same(assert(a):gate_names(), list, "the assembled policy hands the same list")
+end)
+
 t.sh("rm -rf " .. t.q(base))
 return t.finish()

@@ -134,6 +134,7 @@ M.lines = {
   ["Assembled:policy"] = "a:policy() -> the assembled cordon.Policy (its text sections read once)",
   ["Assembled:prepare"] = "a:prepare() -> true | nil, msg, code: makes the sandbox's caches a run needs",
   ["Assembled:git_safe_keys"] = "a:git_safe_keys() -> the git config keys the gate lets a command set",
+  ["Assembled:gate_names"] = "a:gate_names() -> the names the gate's nested rules look for (hook runners, project files)",
   ["Assembled:locate"] = "a:locate(source) -> the fragment file:line a rule's 'SECTION:LINE:COL' source came from",
 
   ["LinuxPlan:describe"] = "plan:describe() -> {lines…}: every Landlock rule, mount and seccomp decision",

@@ -136,6 +136,7 @@ function M.run(argv, first)
     best_effort = opts["best-effort"],
     shared_tmp = opts["shared-tmp"],
     git_safe_keys = linux and policy:git_safe_keys() or nil,
+    gate_names = linux and policy:gate_names() or nil,
     limits = limits,
     pass_fds = pass_fds,
   }

@@ -112,7 +112,8 @@ cordon_lx_status cordon_lx_compile_text(const char *text, const cordon_params *p
   }
   cordon_lx_input in = {.policy = policy, .params = pairs, .nparams = ps ? ps->count : 0, .profile = profile,
                         .ctx = ctx, .best_effort = opts->best_effort, .shared_tmp = opts->shared_tmp,
-                        .git_safe_keys = opts->git_safe_keys, .record = record};
+                        .git_safe_keys = opts->git_safe_keys, .gate_names = opts->gate_names,
+                        .record = record};
   st = cordon_lx_compile(&in, out, msg);
   if (st == CORDON_LX_OK && text && !name_sections(*out, text)) {
     cordon_lx_plan_free(*out);
@@ -129,7 +130,7 @@ static cordon_sandbox_status transform(const cordon_backend *self, const cordon_
                                        cordon_exec_request *out, cordon_buf *msg) {
   cordon_lx_plan *plan = NULL;
   cordon_lx_options opts = {.best_effort = cmd->best_effort, .shared_tmp = cmd->shared_tmp,
-                            .git_safe_keys = cmd->git_safe_keys};
+                            .git_safe_keys = cmd->git_safe_keys, .gate_names = cmd->gate_names};
   cordon_lx_status st = cordon_lx_compile_cached(cmd->policy_text, cmd->policy_params, cmd->profile, cmd->ctx, &opts,
                                                  &plan, msg);
   if (st != CORDON_LX_OK) return map_status(st);

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CACHE_FORMAT 3  /* in the key: 3 is the binary file (runcache.h) */
+#define CACHE_FORMAT 4  /* in the key: 3 is the binary file (runcache.h), 4 added gate_names */
 #define CACHE_MAX_BYTES (16u << 20)
 #define CACHE_MAX_FILES 64  /* a new plan beyond this evicts the least recently used */
 
@@ -103,6 +103,10 @@ static bool make_key(const char *text, const cordon_params *ps, const cordon_pro
   while (o->git_safe_keys && o->git_safe_keys[nkeys]) nkeys++;
   feed_u(&h, nkeys);
   for (size_t i = 0; i < nkeys; i++) feed_str(&h, o->git_safe_keys[i]);
+  size_t nnames = 0;
+  while (o->gate_names && o->gate_names[nnames]) nnames++;
+  feed_u(&h, nnames);
+  for (size_t i = 0; i < nnames; i++) feed_str(&h, o->gate_names[i]);
   feed_str(&h, cordon_record_getenv("SSH_AUTH_SOCK"));  /* recorded for the run cache */
   feed_str(&h, cordon_record_getenv("XDG_CACHE_HOME"));
   snprintf(out, 33, "%016llx%016llx", (unsigned long long)h.a, (unsigned long long)h.b);

@@ -108,6 +108,8 @@ static bool hand_to_gate(lx_compiler *cc) {
   }
   for (size_t i = 0; cc->in->git_safe_keys && cc->in->git_safe_keys[i]; i++)
     if (!cordon_lx_plan_add_git_safe_key(cc->plan, cc->in->git_safe_keys[i])) return false;
+  for (size_t i = 0; cc->in->gate_names && cc->in->gate_names[i]; i++)
+    if (!cordon_lx_plan_add_gate_name(cc->plan, cc->in->gate_names[i])) return false;
   return true;
 }
 

@@ -55,6 +55,7 @@ typedef struct {
   bool record;                     /* keep every disk observation in the plan (for the cache) */
   const char *const *git_safe_keys;  /* NULL-terminated: the git config keys a config written inside may add
                                         or change (lua/cordon/protect.lua); NULL: none */
+  const char *const *gate_names;     /* NULL-terminated: the gate's nested rules' names (protect.gate_names) */
 } cordon_lx_input;
 
 /* Computes the plan. The compiler looks at the disk (which paths exist, files or directories) but changes
@@ -66,6 +67,7 @@ typedef struct {
   bool best_effort;                  /* --best-effort */
   bool shared_tmp;                   /* --shared-tmp */
   const char *const *git_safe_keys;  /* as cordon_lx_input's */
+  const char *const *gate_names;     /* as cordon_lx_input's */
 } cordon_lx_options;
 
 /* The same from SBPL text (parsed with imports disabled) and -D parameters; `text` NULL = profile

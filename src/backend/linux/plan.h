@@ -105,6 +105,8 @@ typedef struct {
   size_t gate_raw_len;
   char **git_safe_keys;
   size_t ngit_safe_keys;
+  char **gate_names;         /* the gate's nested rules' names ("runner:ID:literal:REL", …; gate/nested.c) */
+  size_t ngate_names;
   cordon_lx_limits limits;
   int *pass_fds;             /* descriptors above 2 the command keeps (--pass-fd); the rest are closed */
   size_t npass_fds;
@@ -142,6 +144,7 @@ bool cordon_lx_plan_add_grule(cordon_lx_plan *p, cordon_action action, const uns
                               const cordon_filter *filter, const char *path, bool subtree, const char *source,
                               const char *const *params, size_t nparams);
 bool cordon_lx_plan_add_git_safe_key(cordon_lx_plan *p, const char *key);
+bool cordon_lx_plan_add_gate_name(cordon_lx_plan *p, const char *name);
 /* explain's lines for the gate: what it decides, and every deny among its rules. */
 void cordon_lx_plan_describe_gate(const cordon_lx_plan *p, cordon_buf *out);
 /* The gate's part as JSON ({rules, git_safe_keys}; a json_t *), and back into `p`: false when malformed.

@@ -75,6 +75,15 @@ bool cordon_lx_plan_add_git_safe_key(cordon_lx_plan *p, const char *key) {
   return true;
 }
 
+bool cordon_lx_plan_add_gate_name(cordon_lx_plan *p, const char *name) {
+  char **k = realloc(p->gate_names, (p->ngate_names + 1) * sizeof *k);
+  if (!k) return false;
+  p->gate_names = k;
+  if (!(k[p->ngate_names] = strdup(name))) return false;
+  p->ngate_names++;
+  return true;
+}
+
 /* The gate's rules as the evaluator's rule set; false when out of memory. */
 static bool gate_rules(const cordon_lx_plan *p, lx_rules *rs) {
   memset(rs, 0, sizeof *rs);
@@ -111,6 +120,8 @@ void cordon_lx_plan_free_gate(cordon_lx_plan *p) {
   free(p->grules);
   for (size_t i = 0; i < p->ngit_safe_keys; i++) free(p->git_safe_keys[i]);
   free(p->git_safe_keys);
+  for (size_t i = 0; i < p->ngate_names; i++) free(p->gate_names[i]);
+  free(p->gate_names);
   free(p->pass_fds);
   free(p->gate_raw);
 }
@@ -137,6 +148,11 @@ void cordon_lx_plan_describe_gate(const cordon_lx_plan *p, cordon_buf *out) {
                          "%zu policy rules (%zu on connecting) and git's layout rules (hooks and config of every "
                          "git directory, at any depth; %zu config keys a config written inside may change)\n",
                     p->ngrules, connects, p->ngit_safe_keys);
+  if (p->ngate_names)
+    cordon_buf_printf(out, "gate: nested rules on %zu names: below the roots' tops, hook runners' files at a work "
+                           "tree's top that its active hooks read, a nested repository's core.hooksPath, and "
+                           "editors' and agents' project files in directories that were there at launch\n",
+                      p->ngate_names);
   for (size_t i = 0; i < p->ngrules; i++) {
     const cordon_lx_grule *g = &p->grules[i];
     if (g->action != CORDON_DENY || (!g->filter && !g->path)) continue;
@@ -175,7 +191,9 @@ void *cordon_lx_plan_gate_to_jsonv(const cordon_lx_plan *p) {
     json_array_append_new(rules, r);
   }
   for (size_t i = 0; i < p->ngit_safe_keys; i++) json_array_append_new(keys, json_string(p->git_safe_keys[i]));
-  return json_pack("{s:o, s:o}", "rules", rules, "git_safe_keys", keys);
+  json_t *names = json_array();
+  for (size_t i = 0; i < p->ngate_names; i++) json_array_append_new(names, json_string(p->gate_names[i]));
+  return json_pack("{s:o, s:o, s:o}", "rules", rules, "git_safe_keys", keys, "gate_names", names);
 }
 
 #define FILTER_DEPTH_MAX 64
@@ -257,6 +275,11 @@ bool cordon_lx_plan_gate_from_jsonv(cordon_lx_plan *p, const void *json) {
   }
   json_array_foreach(keys, i, v) {
     if (!json_is_string(v) || !cordon_lx_plan_add_git_safe_key(p, json_string_value(v))) return false;
+  }
+  const json_t *names = json_object_get(root, "gate_names");
+  if (names && !json_is_array(names)) return false;
+  json_array_foreach(names, i, v) {
+    if (!json_is_string(v) || !cordon_lx_plan_add_gate_name(p, json_string_value(v))) return false;
   }
   return true;
 }

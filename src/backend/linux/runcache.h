@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define CORDON_RUNCACHE_FORMAT 4
+#define CORDON_RUNCACHE_FORMAT 5  /* 5: the gate part carries gate_names */
 #define CORDON_RUNCACHE_MAX_BYTES (4u << 20)
 #define CORDON_RUNCACHE_MAX_FILES 64
 

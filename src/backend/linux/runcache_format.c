@@ -65,6 +65,8 @@ static void put_gate_part(cordon_buf *b, const cordon_lx_plan *p) {
   }
   put_u32(b, (uint32_t)p->ngit_safe_keys);
   for (size_t i = 0; i < p->ngit_safe_keys; i++) put_str(b, p->git_safe_keys[i]);
+  put_u32(b, (uint32_t)p->ngate_names);
+  for (size_t i = 0; i < p->ngate_names; i++) put_str(b, p->gate_names[i]);
 }
 
 void cordon_lx_plan_gate_encode(const cordon_lx_plan *p, cordon_buf *out) {
@@ -233,19 +235,26 @@ static bool get_gate_part(cursor *c, cordon_lx_plan *p) {
     if (c->bad || !cordon_lx_plan_add_git_safe_key(p, k)) c->bad = true;
     free(k);
   }
+  n = get_count(c);
+  for (uint32_t i = 0; i < n && !c->bad; i++) {
+    char *k = get_str(c);
+    if (c->bad || !cordon_lx_plan_add_gate_name(p, k)) c->bad = true;
+    free(k);
+  }
   return !c->bad && c->left == 0;
 }
 
 bool cordon_lx_plan_gate_decode(cordon_lx_plan *p) {
   if (!p->gate_raw) return true;
-  size_t rules = p->ngrules, keys = p->ngit_safe_keys;
+  size_t rules = p->ngrules, keys = p->ngit_safe_keys, names = p->ngate_names;
   cursor c = {(const unsigned char *)p->gate_raw, p->gate_raw_len, false};
   if (!get_gate_part(&c, p)) {
     /* all or nothing: half a rule set would be a gate that allows more */
     for (size_t i = rules; i < p->ngrules; i++)
       cordon_filter_free(p->grules[i].filter), free(p->grules[i].path), free(p->grules[i].source);
     for (size_t i = keys; i < p->ngit_safe_keys; i++) free(p->git_safe_keys[i]);
-    p->ngrules = rules, p->ngit_safe_keys = keys;
+    for (size_t i = names; i < p->ngate_names; i++) free(p->gate_names[i]);
+    p->ngrules = rules, p->ngit_safe_keys = keys, p->ngate_names = names;
     return false;
   }
   free(p->gate_raw);

@@ -117,8 +117,11 @@ int gate_may_create(gate_call *c, int dir, const char *name, int how, const char
   git_kind k = GIT_PLAIN;
   const char *why = git_create_refusal(c->g, dir, dpath, name, how, &k);
   if (kind) *kind = k;
+  const char *rule = git_rule_name(k);
+  if (!why && how != GIT_MKDIR)  /* an empty directory runs nothing; what is made in it is decided then */
+    why = gate_nested_refusal(c->g, path, how == GIT_SYMLINK || how == GIT_RENAME_DIR, &rule);
   if (!why) return 0;
-  gate_refuse(c->g, what, path, why, git_rule_name(k));
+  gate_refuse(c->g, what, path, why, rule);
   return -EPERM;
 }
 
@@ -146,7 +149,9 @@ int gate_may_change(gate_call *c, const gate_path *p, unsigned cls, int op, cons
   } else {
     why = git_existing_refusal_path(c->g, path, &p->st, op, &k);
   }
+  const char *rule = git_rule_name(k);
+  if (!why) why = gate_nested_refusal(c->g, path, false, &rule);
   if (!why) return 0;
-  gate_refuse(c->g, what, path, why, git_rule_name(k));
+  gate_refuse(c->g, what, path, why, rule);
   return -EPERM;
 }

@@ -55,6 +55,11 @@ cordon_lx_status cordon_lx_gate_new(const cordon_lx_plan *plan, int msg_fd, cord
   for (; g->nsafe_keys < from->ngit_safe_keys; g->nsafe_keys++)
     if (!(g->safe_keys[g->nsafe_keys] = strdup(from->git_safe_keys[g->nsafe_keys]))) goto fail;
   if (!(g->report = gate_report_new()) || !(g->bound = gate_bound_new())) goto fail;
+  if (!(g->nested = gate_nested_new(from->gate_names, from->ngate_names)) || !(g->made = gate_made_new())) {
+    cordon_buf_puts(msg, "the plan's gate names cannot be read");
+    st = CORDON_LX_SETUP_FAILED;
+    goto fail;
+  }
 
   st = CORDON_LX_SETUP_FAILED;
   struct statfs sf;
@@ -161,6 +166,8 @@ void cordon_lx_gate_free(cordon_lx_gate *g) {
   if (g->own) cordon_lx_plan_free(g->own);
   for (size_t i = 0; i < g->nsafe_keys; i++) free(g->safe_keys[i]);
   free(g->safe_keys);
+  gate_nested_free(g->nested);
+  gate_made_free(g->made);
   gate_report_free(g->report);
   gate_bound_free(g->bound);
   if (g->root_fd >= 0) close(g->root_fd);

@@ -17,6 +17,8 @@
 typedef struct gate_pool gate_pool;   /* workers.c */
 typedef struct gate_report gate_report; /* decide.c */
 typedef struct gate_bound gate_bound; /* op_socket.c */
+typedef struct gate_nested gate_nested; /* nested.c */
+typedef struct gate_made gate_made;   /* made.c */
 
 struct cordon_lx_gate {
   cordon_lx_plan *own;       /* a copy of the plan's gate rules, which `rules` borrows filters from */
@@ -37,6 +39,8 @@ struct cordon_lx_gate {
   gate_report *report;
   gate_bound *bound;
   gate_pool *pool;
+  gate_nested *nested;       /* plan->gate_names, parsed */
+  gate_made *made;           /* directories made and paths vacated by this run */
 };
 
 /* One notification, while it is served. */
@@ -236,6 +240,35 @@ bool git_index_ok(cordon_lx_gate *g, int dir, const char *gitdir, const unsigned
  * the rules allow there: hooks/ only *.sample, config files only safe keys, todo lists no exec.
  * NULL or the refusal. */
 const char *git_tree_refusal(cordon_lx_gate *g, int fd, const char *name);
+
+/* --- nested.c, git_runner.c, made.c ---------------------------------------------------------------- */
+/* Parses protect.gate_names' entries; NULL when one is malformed or memory runs out. */
+gate_nested *gate_nested_new(char *const *names, size_t n);
+void gate_nested_free(gate_nested *t);
+/* Why writing the name `path` (a file made, changed or removed; `arrive`: a link or a directory put
+ * there, which could hold or lead to a protected path) is refused by the nested rules, or NULL; *rule
+ * names the rule. A hook runner's config at a work tree's top that the repository's active hooks read, a
+ * nested repository's core.hooksPath, an editor's or agent's project file outside a directory this run
+ * made. */
+const char *gate_nested_refusal(cordon_lx_gate *g, const char *path, bool arrive, const char **rule);
+/* The hooks directory of the work tree at `top` (which holds a .git): 1 with its core.hooksPath, 0 with
+ * the default (its common directory's hooks), -1 when it cannot be told cheaply (refuse), -2 when its git
+ * directory is not in this view or its files are not readable here (a linked worktree's, the launch's
+ * repository: the launch protected what it could see). */
+int gate_worktree_hooks(const char *top, char out[GATE_PATH_MAX]);
+/* Whether a hook in `hooks` (not *.sample) holds one of `markers` (a runner's stub). */
+bool gate_hooks_carry(const char *hooks, const char *const *markers, size_t nmarkers);
+/* `rel` joined to `base` unless absolute, "." and ".." taken lexically (as git joins a hooksPath). */
+bool gate_lexical_join(const char *base, const char *rel, char out[GATE_PATH_MAX]);
+gate_made *gate_made_new(void);
+void gate_made_free(gate_made *m);
+/* A directory this run made (mkdir through the gate). */
+void gate_made_add(gate_made *m, dev_t dev, ino_t ino);
+bool gate_made_has(const gate_made *m, dev_t dev, ino_t ino);
+/* A directory that was there at launch, removed or moved away from `path`: what is made there later
+ * counts as what was there. */
+void gate_made_vacate(gate_made *m, const char *path);
+bool gate_made_vacated(const gate_made *m, const char *path);
 
 /* --- operations ------------------------------------------------------------------------------------ */
 long gate_op_open(gate_call *c, int dirfd, uint64_t path_addr, int flags, unsigned mode);

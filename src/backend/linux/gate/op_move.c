@@ -101,6 +101,10 @@ long gate_op_rename(gate_call *c, int olddir, uint64_t old_addr, int newdir, uin
   rt = flags ? (int)syscall(SYS_renameat2, from.dir, from.name, to.dir, to.name, flags)
              : renameat(from.dir, from.name, to.dir, to.name);
   r = rt < 0 ? -errno : 0;
+  /* a directory that was there at launch, moved away: what is made at its name later counts as it */
+  if (r == 0 && S_ISDIR(from.st.st_mode) && !gate_made_has(c->g->made, from.st.st_dev, from.st.st_ino) &&
+      gate_join_path(c->g, from.dir, from.name, fpath, sizeof fpath) == 0)
+    gate_made_vacate(c->g->made, fpath);
 out:
   gate_path_close(&from);
   gate_path_close(&to);

@@ -58,6 +58,8 @@ long gate_op_mkdir(gate_call *c, int dirfd, uint64_t path_addr, unsigned mode) {
   long r = resolve_new(c, dirfd, path_addr, true, &p);
   if (r == 0) r = gate_may_create(c, p.dir, p.name, GIT_MKDIR, "create", path, NULL);
   if (r == 0) r = with_umask_at(c, make_dir, &p, mode, 0);
+  struct stat st;
+  if (r == 0 && fstatat(p.dir, p.name, &st, AT_SYMLINK_NOFOLLOW) == 0) gate_made_add(c->g->made, st.st_dev, st.st_ino);
   gate_path_close(&p);
   return r;
 }
@@ -126,6 +128,7 @@ long gate_op_unlink(gate_call *c, int dirfd, uint64_t path_addr, int flags) {
   if ((r = gate_may_change(c, &p, CORDON_LX_REMOVE, GIT_REMOVE, "remove", full)) == 0 &&
       unlinkat(p.dir, p.name, rmdir_ ? AT_REMOVEDIR : 0) != 0)
     r = -errno;
+  if (r == 0 && rmdir_ && !gate_made_has(c->g->made, p.st.st_dev, p.st.st_ino)) gate_made_vacate(c->g->made, full);
 out:
   gate_path_close(&p);
   return r;
