@@ -109,6 +109,18 @@ M.in_roots = {
   { "literal", "opencode.json", "opencode starts MCP servers and runs commands this file lists" , project = true },
   { "literal", "opencode.jsonc", "opencode's config (jsonc)" , project = true },
   { "subpath", ".opencode", "opencode's project plugins and commands" , project = true },
+  -- Files a toolchain reads on every command, searching upward from where it runs, that name a program
+  -- to run: the host's next `cargo --version` or `yarn`, or an editor opening the folder, runs it.
+  { "literal", "rust-toolchain.toml", "rustup runs the toolchain its `path` names for every cargo and rustc",
+    project = true },
+  { "literal", "rust-toolchain", "rustup's toolchain file (older name): the same `path`", project = true },
+  { "literal", ".cargo/config.toml", "cargo runs its rustc-wrapper, runner, linker and aliases (cargo metadata too)",
+    project = true },
+  { "literal", ".cargo/config", "cargo's config (older name): the same programs", project = true },
+  { "literal", ".yarnrc.yml", "yarn runs the script its yarnPath names on every yarn command", project = true },
+  { "literal", ".tool-versions", "asdf and mise take `path:` versions from it: a directory of programs", project = true },
+  { "literal", "mise.toml", "mise's config: tools by path, tasks and hooks", project = true },
+  { "literal", ".mise.toml", "mise's config (hidden name)", project = true },
 }
 
 -- Start-up and login files under HOME: a shell, an editor or the login session runs what they say.

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# tests/enforce/test_escape_upward.sh — FAILING TODAY, NOT REGISTERED IN CTEST (docs/findings/README.md,
-# findings 15 and 16): files that tools search for upward from the current directory, which cordon does
-# not protect. In the workdir: `rust-toolchain.toml` (`path =` replaces cargo and rustc) and
-# `.cargo/config.toml` (`build.rustc-wrapper`, run by `cargo metadata` at editor open). With HOME as the
-# workdir: `~/node_modules/<pkg>` (node's require() in any project under HOME lacking <pkg>),
-# `~/rust-toolchain.toml`, `~/go.work`. The host half uses node (on every user's PATH here); the cargo
-# halves are shown by docs/findings/rust-toolchain-path.sh, here the premise (the file written) is checked.
-# Register it in tests/CMakeLists.txt once the files are protected.
+# tests/enforce/test_escape_upward.sh — files tools search for upward from where they run (docs/findings
+# 15 and 16): in the workdir `rust-toolchain.toml` (`path =` replaces cargo and rustc) and
+# `.cargo/config.toml` (`build.rustc-wrapper`, run by `cargo metadata` at editor open), at the top and in a
+# subfolder that was there at launch; with HOME as the workdir `~/node_modules/<pkg>` (node's require()
+# in any project under HOME lacking <pkg>), `~/rust-toolchain.toml`, `~/go.work`. The host half uses node
+# (on every user's PATH here); the cargo halves are shown by docs/findings/rust-toolchain-path.sh, here
+# the premise (the file written) is checked.
 . "$(dirname "$0")/lib.sh"
 
 for u in $USERS; do
   # the workdir's own Rust toolchain files
   new_case "$u"
+  host "$u" mkdir -p sub  # a member crate that was there at launch (one the run makes is its own: linux-gate.md)
   out=$(sbx "$u" -- sh -c 'mkdir -p .cargo sub/.cargo; echo "[toolchain]" >rust-toolchain.toml && echo w1;
     echo "[build]" >.cargo/config.toml && echo w2; echo "[build]" >sub/.cargo/config.toml && echo w3;
     echo x >rust-toolchain && echo w4; echo fine >still-writable' 2>&1)
