@@ -25,6 +25,22 @@ local M = {}
 
 M.SUBDIR = "caches"
 
+-- Caches kept apart per workdir: what is typed into one project's sandboxed shell (tokens in `export`
+-- lines, psql passwords) is not read by another project's sandbox. Each such cache is the directory
+-- <caches>/NAME/<key>, the key a hash of the workdir's real path; the sandbox sees only its own key.
+-- On Linux the compiler binds nothing beneath a hidden directory yet (walk.c), so there the whole NAME
+-- directory is hidden and no history is kept: safe, not yet useful (docs/profiles.md).
+M.PER_WORKDIR = {
+  ["shell-history"] = "histories hold what was typed: one project's sandbox does not read another's",
+}
+
+-- The per-workdir key: the first 16 hex digits of the SHA-256 of the workdir's resolved path (a path no
+-- process can create when there is no workdir, so every run without one shares that key).
+function M.workdir_key(req)
+  local w = req.workdir or require("cordon.assemble").NO_WORKDIR
+  return sys.sha256(w):sub(1, 16)
+end
+
 local function normalize(p) return require("cordon.c.path").join_lexical("/", p) or p end
 
 local function getenv(req, name)
@@ -61,10 +77,13 @@ function M.collect(tree, sel, req, sandboxed)
     return out
   end
   local by_name = {}
+  local key = M.workdir_key(req)
   local function cache(name)
     local c = by_name[name]
     if not c then
-      c = { name = name, path = dir .. "/" .. name, vars = {}, links = {}, from = {} }
+      local path, parent = dir .. "/" .. name, nil
+      if M.PER_WORKDIR[name] then path, parent = path .. "/" .. key, path end
+      c = { name = name, path = path, per_workdir = parent, vars = {}, links = {}, from = {} }
       by_name[name] = c
       out.list[#out.list + 1] = c
     end
@@ -117,10 +136,26 @@ function M.rules(caches, write_ops)
   -- The caches directory as a whole, not each cache: what is in it is only ever used by sandboxed runs,
   -- and one grant is one bind in the Linux view (fifty cost a run ~0.7 ms, docs/benchmarks.md). The
   -- directory itself stays as prepare made it: not removed, nor replaced by a link.
-  return { { action = "allow", ops = ops, filters = { { "subpath", caches.dir } },
-             comment = "the sandbox's own caches (" .. #caches.list .. "): written and run only inside sandboxes" },
-           { action = "deny", ops = write_ops, filters = { { "literal", caches.dir } },
-             comment = "the caches directory itself: only what is in it" } }
+  local rules = {
+    { action = "allow", ops = ops, filters = { { "subpath", caches.dir } },
+      comment = "the sandbox's own caches (" .. #caches.list .. "): written and run only inside sandboxes" },
+    { action = "deny", ops = write_ops, filters = { { "literal", caches.dir } },
+      comment = "the caches directory itself: only what is in it" } }
+  -- A per-workdir cache: every other workdir's key hidden, this workdir's own granted beneath; neither
+  -- directory itself removed or replaced by a link.
+  for _, c in ipairs(caches.list) do
+    if c.per_workdir then
+      rules[#rules + 1] = { action = "deny", ops = ops, filters = { { "subpath", c.per_workdir } },
+                            comment = c.name .. " of other workdirs: " .. M.PER_WORKDIR[c.name] }
+      rules[#rules + 1] = { action = "allow", ops = ops, filters = { { "subpath", c.path } },
+                            comment = c.name .. " of this workdir" }
+      for _, d in ipairs { c.per_workdir, c.path } do
+        rules[#rules + 1] = { action = "deny", ops = write_ops, filters = { { "literal", d } },
+                              comment = c.name .. ": the directory itself, only what is in it" }
+      end
+    end
+  end
+  return rules
 end
 
 -- Makes one directory if nothing is there; what is there must be a real directory owned by the user.
@@ -161,6 +196,10 @@ function M.prepare(caches)
     if not ok then return nil, err, code end
   end
   for _, c in ipairs(caches.list) do
+    if c.per_workdir then
+      local ok, err, code = ensure_dir(c.per_workdir)
+      if not ok then return nil, err, code end
+    end
     local ok, err, code = ensure_dir(c.path)
     if not ok then return nil, err, code end
     for _, l in ipairs(c.links) do

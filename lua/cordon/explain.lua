@@ -97,7 +97,8 @@ function M.from_policy(policy)
     local vars, links = {}, {}
     for _, v in ipairs(c.vars) do vars[#vars + 1] = { name = v.var, value = v.value, source = v.at } end
     for _, l in ipairs(c.links) do links[#links + 1] = { entry = l.entry, target = l.target, source = l.at } end
-    data.caches[#data.caches + 1] = { name = c.name, path = c.path, vars = vars, links = links }
+    data.caches[#data.caches + 1] = { name = c.name, path = c.path, vars = vars, links = links,
+                                      per_workdir = c.per_workdir and true or nil }
   end
   for _, name in ipairs(env.set or {}) do
     table.insert(data.env.set, { name = name, value = env.vars and env.vars[name],
@@ -211,7 +212,8 @@ function M.render(d)
       for _, v in ipairs(c.vars) do vars[#vars + 1] = v.name end
       local links = {}
       for _, l in ipairs(c.links) do links[#links + 1] = l.entry .. " -> " .. l.target end
-      p("    %s: %s%s", c.name, table.concat(vars, " "), #links > 0 and ("; links " .. table.concat(links, ", ")) or "")
+      p("    %s: %s%s%s", c.name, table.concat(vars, " "), #links > 0 and ("; links " .. table.concat(links, ", ")) or "",
+        c.per_workdir and ("; this workdir's own (" .. c.path .. "), other workdirs' hidden") or "")
     end
   elseif d.caches_skipped then
     p("  sandbox caches: none (%s)", d.caches_skipped)

@@ -43,6 +43,7 @@ M.secrets = {
   "/Library/Keychains/System.keychain",
   "~/.oci", "~/.config/doctl", "~/.fly",
   "~/.config/git/credentials", "~/.config/glab-cli/config.yml", "~/.config/hub", "~/.npmrc", "~/.yarnrc.yml",
+  "~/.config/pip/pip.conf", "~/.pip/pip.conf",
   "~/.cargo/credentials", "~/.gem/credentials", "~/.m2/settings.xml", "~/.m2/settings-security.xml",
   "~/.gradle/gradle.properties", "~/.composer/auth.json", "~/.config/composer/auth.json", "~/.hex/hex.config",
   "~/.pgpass", "~/.my.cnf", "~/.bash_history", "~/.zsh_history", "~/.zsh_sessions",

@@ -137,7 +137,8 @@ allow file-write-data $C/pip/http/x
 allow file-write-data $C/cargo/registry/src/x/build.rs
 allow file-write-data $C/go-build/ab/x
 allow process-exec $C/ms-playwright/chromium-1100/chrome-mac/Chromium
-allow file-write-data $C/shell-history/history
+deny file-write-data $C/shell-history/history
+deny file-read-data $C/shell-history/0123456789abcdef/history
 deny file-write-data $C
 deny file-write-data $H/.local/state/cordon/sessions.db
 deny file-write-data $H/.local/state/mise/trusted-configs/x

@@ -122,6 +122,20 @@ for u in $USERS; do
   fi
 done
 
+# Shell history is per workdir (finding 3): what a run of workdir A writes to its HISTFILE is not read
+# by a run of workdir B, through B's HISTFILE or by listing the history directory.
+for u in $USERS; do
+  new_case "$u"
+  host "$u" mkdir -p "$CASE/wa" "$CASE/wb"
+  as "$u" "$CASE/wa" "$H" "$CORDON" run --workdir "$CASE/wa" -- sh -c 'echo "export TOKEN=histA$$" >>"$HISTFILE"; echo "$HISTFILE"' >"$O/ha" 2>/dev/null
+  got=$(as "$u" "$CASE/wb" "$H" "$CORDON" run --workdir "$CASE/wb" -- sh -c \
+    'echo "$HISTFILE"; cat "$HISTFILE"; cat "${HISTFILE%/*/*}"/*/* "${HISTFILE%/*/*}"/*' 2>/dev/null)
+  check "$u: workdir B's run reads nothing workdir A typed" test -z "$(grep -F histA <<<"$got")"
+  check "$u: the two workdirs get two histories" test "$(head -1 "$O/ha")" != "$(head -1 <<<"$got")"
+  leaked=$(host "$u" sh -c "grep -rlF histA '$H/.local/state/cordon/caches' 2>/dev/null | grep -vF '$(dirname "$(head -1 "$O/ha")")/' ")
+  check "$u: on the host, A's history is nowhere but in A's own directory" test -z "$leaked"
+done
+
 # control: the same plant in the host's own corepack cache is run by the host's next `corepack pnpm`
 command -v corepack >/dev/null || { echo "note: no corepack: only the cache listings are checked"; finish; exit; }
 u=${USERS%% *}

@@ -7,6 +7,7 @@
 # dotfiles/bashrc`, `~/.config/nvim -> ../dotfiles/nvim`) with the workdir HOME or the dotfiles
 # directory. Now each target is read-only inside (as root and unprivileged), and the host's next
 # `git commit` / `bash -i` runs nothing planted; the control makes the same change on the host.
+# Also: a hard link made inside to a protected object is refused (the gate decides link() on the target).
 . "$(dirname "$0")/lib.sh"
 
 for u in $USERS; do
@@ -54,5 +55,17 @@ for u in $USERS; do
     as "$u" "$wd" "$H" "$CORDON" run --workdir "$wd" -- sh -c "echo ok >'$H/dotfiles/README'" >/dev/null 2>&1
     expect_eq "$u (workdir $workdir): the rest of the dotfiles directory stays writable" "$(cat "$H/dotfiles/README" 2>/dev/null)" ok
   done
+done
+# A hard link made inside to a protected object (finding 4, the inside half): link() of a hook, of
+# .git/config and (workdir HOME) of ~/.bashrc is refused, so no second, unprotected name appears through
+# which the host's hook or start-up file could be written. A link to an ordinary file still works.
+for u in $USERS; do
+  new_case "$u"; R="$H/proj"
+  host "$u" sh -c "mkdir -p '$R' && git -C '$R' init -q && printf '#!/bin/sh\n' >'$R/.git/hooks/pre-commit' && echo '# rc' >'$H/.bashrc' && echo x >'$R/plain'"
+  as "$u" "$H" "$H" "$CORDON" run --workdir "$H" -- sh -c \
+    "ln '$R/.git/hooks/pre-commit' '$R/h2'; ln '$R/.git/config' '$R/c2'; ln '$H/.bashrc' '$R/b2'; ln '$R/plain' '$R/p2'" >/dev/null 2>&1
+  check "$u: no hard link to the hook, the config or ~/.bashrc was made" test ! -e "$R/h2" -a ! -e "$R/c2" -a ! -e "$R/b2"
+  check "$u: links of the protected files still 1" test "$(stat -c %h "$R/.git/hooks/pre-commit" "$R/.git/config" "$H/.bashrc" | sort -u)" = 1
+  check "$u: a hard link to an ordinary work-tree file still works" test "$R/p2" -ef "$R/plain"
 done
 finish

@@ -70,14 +70,32 @@ t.test("every toolchain's cache variable points into the sandbox's caches, overr
                              COREPACK_HOME = "corepack", PIP_CACHE_DIR = "pip", UV_CACHE_DIR = "uv",
                              CARGO_HOME = "cargo", PLAYWRIGHT_BROWSERS_PATH = "ms-playwright",
                              PRE_COMMIT_HOME = "pre-commit", GRADLE_USER_HOME = "gradle", DENO_DIR = "deno",
-                             ZIG_GLOBAL_CACHE_DIR = "zig", MISE_STATE_DIR = "mise-state", HISTFILE = "shell-history/history" } do
+                             ZIG_GLOBAL_CACHE_DIR = "zig", MISE_STATE_DIR = "mise-state" } do
       t.eq(p.env.vars[var], dir .. "/" .. name, mode .. ": " .. var)
     end
+    t.ok(p.env.vars.HISTFILE:match("^" .. dir:gsub("%p", "%%%0") .. "/shell%-history/%x+/history$"),
+      mode .. ": HISTFILE is this workdir's own history (" .. p.env.vars.HISTFILE .. ")")
     t.eq(p.env.vars.MAVEN_ARGS, "-Dmaven.repo.local=" .. dir .. "/maven", "a template names the cache")
     t.eq(p.env.vars.SBT_OPTS, "-Dsbt.boot.directory=" .. dir .. "/sbt/boot -Dsbt.ivy.home=" .. dir .. "/sbt/ivy2")
   end
   local all = asm { environ = env, env = "all" }
   t.same(all.env.overridden, { "CARGO_HOME", "GOCACHE", "npm_config_cache" }, "the replaced values are reported")
+end)
+
+t.test("shell history is kept per workdir: another workdir's is neither read nor written", function()
+  local a = asm { workdir = "/w/a", environ = { PATH = "/usr/bin" } }
+  local b = asm { workdir = "/w/b", environ = { PATH = "/usr/bin" } }
+  local ha, hb = a.env.vars.HISTFILE, b.env.vars.HISTFILE
+  t.ok(ha ~= hb, "two workdirs, two histories (" .. ha .. ", " .. hb .. ")")
+  t.eq(asm { workdir = "/w/a", environ = { PATH = "/usr/bin" } }.env.vars.HISTFILE, ha, "the same workdir keeps its own")
+  local rules = require("cordon.caches").rules(a.caches, { "file-write*" })
+  local denied, granted = false, false
+  for _, r in ipairs(rules) do
+    local f = r.filters[1]
+    if r.action == "deny" and f[1] == "subpath" and hb:sub(1, #f[2] + 1) == f[2] .. "/" then denied = true end
+    if r.action == "allow" and f[1] == "subpath" and ha:sub(1, #f[2] + 1) == f[2] .. "/" and f[2]:find("shell%-history/") then granted = true end
+  end
+  t.ok(denied and granted, "the other workdir's history is denied, this one's granted after it")
 end)
 
 t.test("two fragments setting one variable differently is an error naming both", function()

@@ -251,6 +251,10 @@ void gate_nested_free(gate_nested *t);
  * nested repository's core.hooksPath, an editor's or agent's project file outside a directory this run
  * made. */
 const char *gate_nested_refusal(cordon_lx_gate *g, const char *path, bool arrive, const char **rule);
+/* A directory (`fd`) about to be renamed to `dst`, where a directory that was there at launch stood (moved
+ * away or removed before, or `replaced` by this rename): why it may not arrive (it holds a path the nested
+ * rules refuse there), or NULL. */
+const char *gate_nested_tree_refusal(cordon_lx_gate *g, int fd, const char *dst, const struct stat *replaced);
 /* The hooks directory of the work tree at `top` (which holds a .git): 1 with its core.hooksPath, 0 with
  * the default (its common directory's hooks), -1 when it cannot be told cheaply (refuse), -2 when its git
  * directory is not in this view or its files are not readable here (a linked worktree's, the launch's

@@ -61,6 +61,16 @@ static int may_move(gate_call *c, const gate_path *from, const gate_path *to, bo
       return -EPERM;
     }
   }
+  if (is_dir) {
+    const char *why = gate_nested_tree_refusal(g, from->obj, tpath, to_exists ? &to->st : NULL);
+    if (why) {
+      char text[512];
+      snprintf(text, sizeof text, "a directory moved where one that was there at launch stood counts as that "
+               "directory, and %s", why);
+      gate_refuse(g, "rename", tpath, text, "nested rule: project file");
+      return -EPERM;
+    }
+  }
   return 0;
 }
 
