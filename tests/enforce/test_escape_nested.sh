@@ -70,6 +70,16 @@ for u in $USERS; do
   sbx "$u" -- sh -c "mv packages/lib packages/old && mkdir -p packages/lib/.vscode && echo '{}' >packages/lib/.vscode/tasks.json" >/dev/null 2>&1
   check "$u: an existing subproject's .vscode/tasks.json was not written" test ! -e "$W/packages/app/.vscode/tasks.json"
   check "$u: nor one at the place of a subproject moved away" test ! -e "$W/packages/lib/.vscode/tasks.json"
+  # the same, with the project file written first in a directory the run made, then moved into place
+  mkdir -p "$W/packages/web" && chown "$u" "$W/packages/web"
+  sbx "$u" -- sh -c "mkdir -p x/.vscode && echo '{}' >x/.vscode/tasks.json && mv packages/web packages/web-old && mv x packages/web" >/dev/null 2>&1
+  sbx "$u" -- sh -c "mkdir -p y/sub/.vscode && echo '{}' >y/sub/.vscode/tasks.json && mv packages packages-old && mv y packages" >/dev/null 2>&1
+  check "$u: nor one brought by a directory moved where a subproject stood" test ! -e "$W/packages/web/.vscode/tasks.json" -a ! -e "$W/packages/sub/.vscode/tasks.json"
+  [ -e "$W/packages" ] || mv "$W/packages-old" "$W/packages"  # the refused move left packages moved away
+  # a build's output directory replaced whole (rm -rf dist && mv tmp dist) still works
+  mkdir -p "$W/dist" && echo old >"$W/dist/a.js" && chown -R "$u" "$W/dist"
+  sbx "$u" -- sh -c "mkdir tmpdist && echo new >tmpdist/a.js && rm -rf dist && mv tmpdist dist" >/dev/null 2>&1
+  expect_eq "$u: a directory that was there at launch replaced by a new one without project files" "$(cat "$W/dist/a.js")" "new"
 
   # the legitimate uses
   out=$(sbx "$u" -- sh -c "echo more >>inner/f && echo edit >packages/app/index.js &&
