@@ -225,7 +225,7 @@ end
 
 -- The names the gate's nested rules look for (protect.gate_names).
 function Assembled:gate_names()
-  return protect.gate_names()
+  return protect.gate_names(self.request)
 end
 
 -- A rule's source, "SECTION:LINE:COL" (the builder counts lines in each section), as "SECTION:LINE";

@@ -81,7 +81,9 @@ M.vendored_dirs = {
 --   hook NAME                        a git hook name (hooksPath targets)
 --   project literal|subpath REL      an editor's or agent's project file (standard.in_roots' `project`)
 --   vendored NAME                    a directory whose contents are a package manager's
-function M.gate_names()
+--   identity PATH                    a start-up file under HOME: if it has more than one name when the run
+--                                    starts (a hard link into a dotfiles repository), none of them is written
+function M.gate_names(req)
   local out = {}
   local function add(...)
     local parts = { ... }
@@ -98,6 +100,14 @@ function M.gate_names()
     if e.project then add("project", e[1], e[2]) end
   end
   for _, v in ipairs(M.vendored_dirs) do add("vendored", v) end
+  local home = req and (req.host_home or req.home)
+  if home and home:sub(1, 1) == "/" and home ~= "/" and not home:find("[\t%z\n]") then
+    local home_path = require("cordon.request").policy_path(req, home)
+    for _, e in ipairs(std.in_home) do
+      if e[1] == "literal" then add("identity", home_path .. "/" .. e[2]) end
+    end
+    for _, rel in ipairs(std.home_links) do add("identity", home_path .. "/" .. rel) end
+  end
   return out
 end
 

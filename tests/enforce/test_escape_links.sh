@@ -7,7 +7,8 @@
 # dotfiles/bashrc`, `~/.config/nvim -> ../dotfiles/nvim`) with the workdir HOME or the dotfiles
 # directory. Now each target is read-only inside (as root and unprivileged), and the host's next
 # `git commit` / `bash -i` runs nothing planted; the control makes the same change on the host.
-# Also: a hard link made inside to a protected object is refused (the gate decides link() on the target).
+# Also: a hard link made inside to a protected object is refused (the gate decides link() on the target),
+# and a start-up file hard-linked into a writable root before the run is refused under its other name.
 . "$(dirname "$0")/lib.sh"
 
 for u in $USERS; do
@@ -67,5 +68,22 @@ for u in $USERS; do
   check "$u: no hard link to the hook, the config or ~/.bashrc was made" test ! -e "$R/h2" -a ! -e "$R/c2" -a ! -e "$R/b2"
   check "$u: links of the protected files still 1" test "$(stat -c %h "$R/.git/hooks/pre-commit" "$R/.git/config" "$H/.bashrc" | sort -u)" = 1
   check "$u: a hard link to an ordinary work-tree file still works" test "$R/p2" -ef "$R/plain"
+done
+# A start-up file that is a hard link into a writable root, made before the run (finding 4, the other
+# half): `ln dotfiles/bashrc ~/.bashrc`, workdir ~/dotfiles. The gate knows the protected file by its
+# device and inode, looked at when the run starts, and refuses writing it under any name.
+for u in $USERS; do
+  new_case "$u"
+  mkdir -p "$H/dotfiles" && printf '# the user\x27s bashrc\n' >"$H/dotfiles/bashrc" && ln -f "$H/dotfiles/bashrc" "$H/.bashrc"
+  echo '[user]' >"$H/dotfiles/gitconfig" && ln -f "$H/dotfiles/gitconfig" "$H/.gitconfig"
+  chown -R "$u" "$H"
+  as "$u" "$H/dotfiles" "$H" "$CORDON" run --workdir "$H/dotfiles" -- sh -c "echo ok >README
+    echo 'touch $O/marker' >>bashrc; printf '[core]\n\tfsmonitor = touch $O/marker\n' >>gitconfig
+    truncate -s 0 bashrc" >/dev/null 2>&1
+  as "$u" "$H" "$H" bash -ic true >/dev/null 2>&1 </dev/null
+  as "$u" "$H/dotfiles" "$H" sh -c 'git init -q . && git status' >/dev/null 2>&1
+  check "$u: the host's bash -i and git ran nothing written through a hard link of ~/.bashrc or ~/.gitconfig" test ! -e "$O/marker"
+  expect_eq "$u: ~/.bashrc is unchanged" "$(cat "$H/.bashrc")" "# the user's bashrc"
+  expect_eq "$u: the rest of the dotfiles directory stays writable" "$(cat "$H/dotfiles/README" 2>/dev/null)" ok
 done
 finish

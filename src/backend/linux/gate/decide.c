@@ -141,6 +141,13 @@ int gate_may_change(gate_call *c, const gate_path *p, unsigned cls, int op, cons
   if (path[0] != '/') return 0;  /* a pipe, a socket, an anonymous inode: nothing in the file tree */
   if ((rc = gate_policy(c, cls, path, what)) < 0) return rc;
   const char *why;
+  const char *twin = (cls & CORDON_LX_WRITE) ? gate_identity_of(c->g->identity, &p->st) : NULL;
+  if (twin) {
+    char text[GATE_PATH_MAX + 128];
+    snprintf(text, sizeof text, "it is another name (a hard link) of %s, which the policy keeps read-only", twin);
+    gate_refuse(c->g, what, path, text, "hard link to a protected file");
+    return -EPERM;
+  }
   git_kind k = GIT_PLAIN;
   if (p->kind == GP_NAME) {
     char dpath[GATE_PATH_MAX];

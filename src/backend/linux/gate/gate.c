@@ -55,7 +55,8 @@ cordon_lx_status cordon_lx_gate_new(const cordon_lx_plan *plan, int msg_fd, cord
   for (; g->nsafe_keys < from->ngit_safe_keys; g->nsafe_keys++)
     if (!(g->safe_keys[g->nsafe_keys] = strdup(from->git_safe_keys[g->nsafe_keys]))) goto fail;
   if (!(g->report = gate_report_new()) || !(g->bound = gate_bound_new())) goto fail;
-  if (!(g->nested = gate_nested_new(from->gate_names, from->ngate_names)) || !(g->made = gate_made_new())) {
+  if (!(g->nested = gate_nested_new(from->gate_names, from->ngate_names)) || !(g->made = gate_made_new()) ||
+      !(g->identity = gate_identity_new(from->gate_names, from->ngate_names))) {
     cordon_buf_puts(msg, "the plan's gate names cannot be read");
     st = CORDON_LX_SETUP_FAILED;
     goto fail;
@@ -168,6 +169,7 @@ void cordon_lx_gate_free(cordon_lx_gate *g) {
   free(g->safe_keys);
   gate_nested_free(g->nested);
   gate_made_free(g->made);
+  gate_identity_free(g->identity);
   gate_report_free(g->report);
   gate_bound_free(g->bound);
   if (g->root_fd >= 0) close(g->root_fd);

@@ -19,6 +19,7 @@ typedef struct gate_report gate_report; /* decide.c */
 typedef struct gate_bound gate_bound; /* op_socket.c */
 typedef struct gate_nested gate_nested; /* nested.c */
 typedef struct gate_made gate_made;   /* made.c */
+typedef struct gate_identity gate_identity; /* identity.c */
 
 struct cordon_lx_gate {
   cordon_lx_plan *own;       /* a copy of the plan's gate rules, which `rules` borrows filters from */
@@ -41,6 +42,7 @@ struct cordon_lx_gate {
   gate_pool *pool;
   gate_nested *nested;       /* plan->gate_names, parsed */
   gate_made *made;           /* directories made and paths vacated by this run */
+  gate_identity *identity;   /* protected files that have other names (hard links) */
 };
 
 /* One notification, while it is served. */
@@ -251,6 +253,13 @@ void gate_nested_free(gate_nested *t);
  * nested repository's core.hooksPath, an editor's or agent's project file outside a directory this run
  * made. */
 const char *gate_nested_refusal(cordon_lx_gate *g, const char *path, bool arrive, const char **rule);
+/* plan->gate_names' "identity\tPATH" entries: protected files whose (device, inode) is refused a write
+ * under any name when they have more than one (identity.c). */
+bool gate_identity_entry(const char *s);
+gate_identity *gate_identity_new(char *const *names, size_t n);
+void gate_identity_free(gate_identity *t);
+/* The protected path `st` is another name of, or NULL. */
+const char *gate_identity_of(const gate_identity *t, const struct stat *st);
 /* A directory (`fd`) about to be renamed to `dst`, where a directory that was there at launch stood (moved
  * away or removed before, or `replaced` by this rename): why it may not arrive (it holds a path the nested
  * rules refuse there), or NULL. */

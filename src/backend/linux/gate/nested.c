@@ -99,8 +99,11 @@ static bool parse(gate_nested *t, const char *s, ne_entry *e) {
 gate_nested *gate_nested_new(char *const *names, size_t n) {
   gate_nested *t = calloc(1, sizeof *t);
   if (!t || (n && !(t->e = calloc(n, sizeof *t->e)))) return gate_nested_free(t), NULL;
-  for (; t->n < n; t->n++)
-    if (!parse(t, names[t->n], &t->e[t->n])) return gate_nested_free(t), NULL;
+  for (size_t i = 0; i < n; i++) {
+    if (gate_identity_entry(names[i])) continue;  /* identity.c's */
+    if (!parse(t, names[i], &t->e[t->n])) return gate_nested_free(t), NULL;
+    t->n++;
+  }
   return t;
 }
 
