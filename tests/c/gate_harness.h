@@ -66,6 +66,18 @@ static inline const char *gh_path(const gh_env *e, const char *rel) {
   return b;
 }
 
+/* Writes `text` to `path` (made or truncated) inside the sandboxed child: 0, or the negative errno. */
+static inline int gh_put(const char *path, const char *text) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) return -errno;
+  ssize_t n = write(fd, text, strlen(text));
+  close(fd);
+  return n == (ssize_t)strlen(text) ? 0 : -EIO;
+}
+
+/* A libc call's result as 0 or the negative errno. */
+static inline int gh_err(int rc) { return rc < 0 ? -errno : 0; }
+
 static inline void gh_sh(const char *fmt, ...) {
   char cmd[8192];
   va_list ap;

@@ -24,31 +24,21 @@ static void setup(gh_env *e) {
     if (!cordon_lx_plan_add_gate_name(e->plan, *n)) gh_die("gate name");
 }
 
-static int put(const char *path, const char *text) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) return -errno;
-  ssize_t n = write(fd, text, strlen(text));
-  close(fd);
-  return n == (ssize_t)strlen(text) ? 0 : -EIO;
-}
-
-static int err(int rc) { return rc < 0 ? -errno : 0; }
-
 static void do_runners(gh_env *e, void *arg) {
   (void)arg;
   if (chdir(e->w) != 0) gh_check(0, "chdir");
-  gh_check(put("husky/.husky/pre-commit", "evil") == -EPERM, "husky's script, its hooksPath leading into .husky");
-  gh_check(put("husky/.husky/_/h", "evil") == -EPERM, "nor husky's runner in the hooksPath itself");
-  gh_check(err(mkdir("evil", 0755)) == 0 && put("evil/pre-commit", "evil") == 0, "a directory of the command's");
-  gh_check(err(rename("husky/.husky", "husky-away")) == -EPERM, "the husky directory does not move away");
-  gh_check(err(symlink("../evil", "plain/.husky")) == 0, "a repository without husky's hooksPath: .husky is free");
-  gh_check(put("husky/f", "edit") == 0, "an ordinary file of the nested repository");
-  gh_check(put("lh/lefthook.yml", "evil") == -EPERM, "lefthook's config when its stub is the active hook");
-  gh_check(put("plain/lefthook.yml", "x") == 0, "and free where no hook is lefthook's");
-  gh_check(put("pc/.pre-commit-config.yaml", "evil") == -EPERM, "pre-commit's config, its stub installed");
-  gh_check(put("doubt/lefthook.yml", "x") == -EPERM, "a .git that leads nowhere is a doubt, and doubts refuse");
-  gh_check(put("inc/lefthook.yml", "x") == -EPERM, "so is a config that includes another");
-  gh_check(err(mkdir("node_modules/pkg/.husky", 0755)) == 0 && put("node_modules/pkg/.husky/pre-commit", "x") == 0,
+  gh_check(gh_put("husky/.husky/pre-commit", "evil") == -EPERM, "husky's script, its hooksPath leading into .husky");
+  gh_check(gh_put("husky/.husky/_/h", "evil") == -EPERM, "nor husky's runner in the hooksPath itself");
+  gh_check(gh_err(mkdir("evil", 0755)) == 0 && gh_put("evil/pre-commit", "evil") == 0, "a directory of the command's");
+  gh_check(gh_err(rename("husky/.husky", "husky-away")) == -EPERM, "the husky directory does not move away");
+  gh_check(gh_err(symlink("../evil", "plain/.husky")) == 0, "a repository without husky's hooksPath: .husky is free");
+  gh_check(gh_put("husky/f", "edit") == 0, "an ordinary file of the nested repository");
+  gh_check(gh_put("lh/lefthook.yml", "evil") == -EPERM, "lefthook's config when its stub is the active hook");
+  gh_check(gh_put("plain/lefthook.yml", "x") == 0, "and free where no hook is lefthook's");
+  gh_check(gh_put("pc/.pre-commit-config.yaml", "evil") == -EPERM, "pre-commit's config, its stub installed");
+  gh_check(gh_put("doubt/lefthook.yml", "x") == -EPERM, "a .git that leads nowhere is a doubt, and doubts refuse");
+  gh_check(gh_put("inc/lefthook.yml", "x") == -EPERM, "so is a config that includes another");
+  gh_check(gh_err(mkdir("node_modules/pkg/.husky", 0755)) == 0 && gh_put("node_modules/pkg/.husky/pre-commit", "x") == 0,
            "a package's .husky, with no .git beside it");
 }
 
@@ -73,14 +63,14 @@ static void a_nested_repositorys_hook_runner_files_are_refused_only_where_its_ho
 static void do_hooks_path(gh_env *e, void *arg) {
   (void)arg;
   if (chdir(e->w) != 0) gh_check(0, "chdir");
-  gh_check(put("r/.githooks/pre-commit", "evil") == -EPERM, "a hook in a relative hooksPath");
-  gh_check(put("r/.githooks/lib.txt", "x") == 0, "a name git does not run there");
-  gh_check(put("r/other/pre-commit", "x") == 0, "a hook name elsewhere in the work tree");
-  gh_check(err(mkdir("mine", 0755)) == 0 && put("mine/post-checkout", "evil") == 0, "hooks made elsewhere");
-  gh_check(err(rename("r/.githooks", "r/old")) == 0, "the hooksPath directory may move away");
-  gh_check(err(rename("mine", "r/.githooks")) == -EPERM, "but no directory may arrive there");
-  gh_check(err(symlink("../mine", "r/.githooks")) == -EPERM, "nor a link");
-  gh_check(put("s/hooks/pre-commit", "evil") == -EPERM, "a work tree whose .git is a gitfile");
+  gh_check(gh_put("r/.githooks/pre-commit", "evil") == -EPERM, "a hook in a relative hooksPath");
+  gh_check(gh_put("r/.githooks/lib.txt", "x") == 0, "a name git does not run there");
+  gh_check(gh_put("r/other/pre-commit", "x") == 0, "a hook name elsewhere in the work tree");
+  gh_check(gh_err(mkdir("mine", 0755)) == 0 && gh_put("mine/post-checkout", "evil") == 0, "hooks made elsewhere");
+  gh_check(gh_err(rename("r/.githooks", "r/old")) == 0, "the hooksPath directory may move away");
+  gh_check(gh_err(rename("mine", "r/.githooks")) == -EPERM, "but no directory may arrive there");
+  gh_check(gh_err(symlink("../mine", "r/.githooks")) == -EPERM, "nor a link");
+  gh_check(gh_put("s/hooks/pre-commit", "evil") == -EPERM, "a work tree whose .git is a gitfile");
 }
 
 static void a_nested_repositorys_hooks_path_receives_no_hook(void **state) {
@@ -100,23 +90,23 @@ static void a_nested_repositorys_hooks_path_receives_no_hook(void **state) {
 static void do_projects(gh_env *e, void *arg) {
   (void)arg;
   if (chdir(e->w) != 0) gh_check(0, "chdir");
-  gh_check(err(mkdir("app/.vscode", 0755)) == 0, "an empty .vscode runs nothing");
-  gh_check(put("app/.vscode/tasks.json", "evil") == -EPERM, "an existing directory's tasks.json");
-  gh_check(put("app/.vscode/extensions.json", "x") == 0, "a name no rule lists");
-  gh_check(put("app/.mcp.json", "evil") == -EPERM, "an agent's project file");
-  gh_check(put("app/deep/er/.mcp.json", "evil") == -EPERM || errno == ENOENT, "at any depth");
-  gh_check(err(mkdir("tmp", 0755)) == 0 && err(mkdir("tmp/.vscode", 0755)) == 0 && put("tmp/.vscode/tasks.json", "x") == 0,
+  gh_check(gh_err(mkdir("app/.vscode", 0755)) == 0, "an empty .vscode runs nothing");
+  gh_check(gh_put("app/.vscode/tasks.json", "evil") == -EPERM, "an existing directory's tasks.json");
+  gh_check(gh_put("app/.vscode/extensions.json", "x") == 0, "a name no rule lists");
+  gh_check(gh_put("app/.mcp.json", "evil") == -EPERM, "an agent's project file");
+  gh_check(gh_put("app/deep/er/.mcp.json", "evil") == -EPERM || errno == ENOENT, "at any depth");
+  gh_check(gh_err(mkdir("tmp", 0755)) == 0 && gh_err(mkdir("tmp/.vscode", 0755)) == 0 && gh_put("tmp/.vscode/tasks.json", "x") == 0,
            "a directory this run made is the run's own (a clone, a new project)");
-  gh_check(err(unlink("app/.vscode/extensions.json")) == 0 && err(rmdir("app/.vscode")) == 0 && err(rename("tmp/.vscode", "app/.vscode")) == -EPERM,
+  gh_check(gh_err(unlink("app/.vscode/extensions.json")) == 0 && gh_err(rmdir("app/.vscode")) == 0 && gh_err(rename("tmp/.vscode", "app/.vscode")) == -EPERM,
            "a .vscode holding it may not arrive in an existing directory");
-  gh_check(err(symlink("../tmp/.vscode", "app/.vscode")) == -EPERM, "nor a link to one");
-  gh_check(put("node_modules/pkg/.vscode/tasks.json", "x") == 0, "a package's own, below node_modules");
-  gh_check(err(rename("lib", "lib-old")) == 0 && err(mkdir("lib", 0755)) == 0 && err(mkdir("lib/.vscode", 0755)) == 0 &&
-               put("lib/.vscode/tasks.json", "evil") == -EPERM,
+  gh_check(gh_err(symlink("../tmp/.vscode", "app/.vscode")) == -EPERM, "nor a link to one");
+  gh_check(gh_put("node_modules/pkg/.vscode/tasks.json", "x") == 0, "a package's own, below node_modules");
+  gh_check(gh_err(rename("lib", "lib-old")) == 0 && gh_err(mkdir("lib", 0755)) == 0 && gh_err(mkdir("lib/.vscode", 0755)) == 0 &&
+               gh_put("lib/.vscode/tasks.json", "evil") == -EPERM,
            "a directory made where one that was there at launch was");
-  gh_check(err(mkdir("lib2", 0755)) == 0 && err(rmdir("lib2")) == 0 && err(mkdir("lib2", 0755)) == 0 &&
-               err(mkdir("lib2/.idea", 0755)) == 0 && err(mkdir("lib2/.idea/runConfigurations", 0755)) == 0 &&
-               put("lib2/.idea/runConfigurations/x.xml", "x") == 0,
+  gh_check(gh_err(mkdir("lib2", 0755)) == 0 && gh_err(rmdir("lib2")) == 0 && gh_err(mkdir("lib2", 0755)) == 0 &&
+               gh_err(mkdir("lib2/.idea", 0755)) == 0 && gh_err(mkdir("lib2/.idea/runConfigurations", 0755)) == 0 &&
+               gh_put("lib2/.idea/runConfigurations/x.xml", "x") == 0,
            "a directory made and removed by this run leaves nothing behind");
 }
 

@@ -131,7 +131,15 @@ t.test("the gate's names carry every hook runner's files, husky's directory, git
   t.ok(have["vendored\tnode_modules"], "node_modules is a package manager's")
   for _, n in ipairs { ".git", "src", "lib" } do t.ok(not have["vendored\t" .. n], n .. " is not vendored") end
   local a = require("cordon").assemble { workdir = base, home = base, platform = "linux", command = { "true" } }
-  t.same(assert(a):gate_names(), list, "the assembled policy hands the same list")
+  local handed, identities = {}, {}
+  for _, n in ipairs(assert(a):gate_names()) do
+    if n:match("^identity\t") then identities[n] = true else handed[#handed + 1] = n end
+  end
+  t.same(handed, list, "the assembled policy hands the same list")
+  -- and with its request, HOME's start-up files by identity (a hard link of one is refused under any name)
+  t.ok(identities["identity\t" .. base .. "/.bashrc"] and identities["identity\t" .. base .. "/.gitconfig"]
+    and identities["identity\t" .. base .. "/.vimrc"], "HOME's start-up files as identity entries")
+  for n in pairs(identities) do t.ok(not n:find("[%z\n]", 10) and n:sub(10, 10) == "/", "an absolute path: " .. n) end
 end)
 
 t.sh("rm -rf " .. t.q(base))
