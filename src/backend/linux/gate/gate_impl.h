@@ -300,7 +300,11 @@ gate_bound *gate_bound_new(void);
 void gate_bound_free(gate_bound *b);
 /* Puts the caller's umask in place for a creation (the main thread's; no worker creates) and returns
  * the gate's own for gate_restore_umask; -errno when it cannot be read. */
-int gate_with_umask(gate_call *c);
+/* Whether `path` lies in a git directory (a `.git` component). */
+bool gate_in_git_dir(const char *path);
+/* Sets the gate's umask to the caller's, made to keep other accounts' write (and the group's in a git
+ * directory at `path`, which may be NULL); returns the old one or -errno. */
+int gate_with_umask(gate_call *c, const char *path);
 void gate_restore_umask(int old);
 
 /* --- workers.c ----------------------------------------------------------------------------------- */

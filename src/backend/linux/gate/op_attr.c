@@ -12,6 +12,14 @@
 #define SYS_fchmodat2 452
 #endif
 
+/* What a chmod inside may give: no write for other accounts, nor group write inside a git directory
+ * (another account's hook would run at the owner's next git command there), unless the file had it. The
+ * bits are dropped, not refused, so tar, cp -a and rsync -p carry on (docs/linux-gate.md, "Modes"). */
+static unsigned kept_mode(const char *path, const struct stat *st, unsigned mode) {
+  unsigned dropped = S_IWOTH | (gate_in_git_dir(path) ? S_IWGRP : 0);
+  return mode & ~(dropped & ~(unsigned)st->st_mode);
+}
+
 static int chmod_op(const struct stat *st, unsigned mode) {
   return ((mode ^ st->st_mode) & 07777 & ~0111u) == 0 ? GIT_CHMOD_EXEC : GIT_CHMOD;
 }
@@ -62,6 +70,7 @@ long gate_op_chmod(gate_call *c, int dirfd, uint64_t path_addr, unsigned mode, i
   char path[GATE_PATH_MAX], self[32];
   long r = resolve_existing(c, dirfd, path_addr, flags & AT_SYMLINK_NOFOLLOW, flags & AT_EMPTY_PATH, &p);
   if (r == 0) r = gate_may_change(c, &p, CORDON_LX_WRITE, chmod_op(&p.st, mode), "chmod", path);
+  if (r == 0) mode = kept_mode(path, &p.st, mode);
   if (r == 0) {
     if (S_ISLNK(p.st.st_mode) && p.kind == GP_NAME)  /* AT_SYMLINK_NOFOLLOW on a link: the kernel's answer */
       r = syscall(SYS_fchmodat2, p.dir, p.name, mode, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno == ENOSYS ? -EOPNOTSUPP : -errno;
@@ -85,7 +94,7 @@ long gate_op_fchmod(gate_call *c, int fd, unsigned mode) {
   long r = fstat(p.obj, &p.st) == 0 ? 0 : -errno;
   if (r == 0 && !gate_still_valid(c)) r = -EINTR;
   if (r == 0) r = gate_may_change(c, &p, CORDON_LX_WRITE, chmod_op(&p.st, mode), "chmod", path);
-  if (r == 0) r = fchmod(p.obj, (mode_t)mode) == 0 ? 0 : -errno;
+  if (r == 0) r = fchmod(p.obj, (mode_t)kept_mode(path, &p.st, mode)) == 0 ? 0 : -errno;
   gate_path_close(&p);
   return r;
 }

@@ -7,11 +7,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int gate_with_umask(gate_call *c) {
+bool gate_in_git_dir(const char *path) {
+  for (const char *p = path ? strstr(path, "/.git") : NULL; p; p = strstr(p + 1, "/.git"))
+    if (p[5] == '/' || p[5] == '\0') return true;
+  return false;
+}
+
+int gate_with_umask(gate_call *c, const char *path) {
   int rc = caller_status(c);
   if (rc < 0) return rc;
   if (!gate_still_valid(c)) return -EINTR;  /* the umask read by pid was the caller's */
-  return (int)umask((mode_t)c->umask);
+  /* nothing made inside is writable by other accounts, nor by the group inside a git directory */
+  mode_t extra = S_IWOTH | (gate_in_git_dir(path) ? S_IWGRP : 0);
+  return (int)umask((mode_t)c->umask | extra);
 }
 
 void gate_restore_umask(int old) { (void)umask((mode_t)old); }
@@ -36,8 +44,8 @@ static int resolve_new(gate_call *c, int dirfd, uint64_t addr, bool dir_ok, gate
 }
 
 static long with_umask_at(gate_call *c, int (*make)(const gate_path *, unsigned, unsigned), const gate_path *p,
-                          unsigned mode, unsigned dev) {
-  int old = gate_with_umask(c);
+                          unsigned mode, unsigned dev, const char *path) {
+  int old = gate_with_umask(c, path);
   if (old < 0) return old;
   int r = make(p, mode, dev);
   int err = errno;
@@ -57,7 +65,7 @@ long gate_op_mkdir(gate_call *c, int dirfd, uint64_t path_addr, unsigned mode) {
   char path[GATE_PATH_MAX];
   long r = resolve_new(c, dirfd, path_addr, true, &p);
   if (r == 0) r = gate_may_create(c, p.dir, p.name, GIT_MKDIR, "create", path, NULL);
-  if (r == 0) r = with_umask_at(c, make_dir, &p, mode, 0);
+  if (r == 0) r = with_umask_at(c, make_dir, &p, mode, 0, path);
   struct stat st;
   if (r == 0 && fstatat(p.dir, p.name, &st, AT_SYMLINK_NOFOLLOW) == 0) gate_made_add(c->g->made, st.st_dev, st.st_ino);
   gate_path_close(&p);
@@ -72,7 +80,7 @@ long gate_op_mknod(gate_call *c, int dirfd, uint64_t path_addr, unsigned mode, u
   char path[GATE_PATH_MAX];
   long r = resolve_new(c, dirfd, path_addr, false, &p);
   if (r == 0) r = gate_may_create(c, p.dir, p.name, GIT_MKFILE, "create", path, NULL);
-  if (r == 0) r = with_umask_at(c, make_node, &p, mode, (unsigned)dev);
+  if (r == 0) r = with_umask_at(c, make_node, &p, mode, (unsigned)dev, path);
   gate_path_close(&p);
   return r;
 }

@@ -32,7 +32,7 @@ static long create_new(gate_call *c, const gate_path *p, int flags, unsigned mod
   char path[GATE_PATH_MAX];
   int rc = gate_may_create(c, p->dir, p->name, GIT_MKFILE, "create", path, NULL);
   if (rc < 0) return rc;
-  int old = gate_with_umask(c);
+  int old = gate_with_umask(c, path);
   if (old < 0) return old;
   int fd = openat(p->dir, p->name, reopen_flags(flags) | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
   int err = errno;
@@ -49,7 +49,7 @@ static long create_tmpfile(gate_call *c, const gate_path *p, int flags, unsigned
   if (rc < 0) return rc;
   /* it has no name yet: deciding on the directory itself; linkat decides the name it may get */
   if ((rc = gate_policy(c, CORDON_LX_CREATE, path, "create")) < 0) return rc;
-  int old = gate_with_umask(c);
+  int old = gate_with_umask(c, path);
   if (old < 0) return old;
   int fd = openat(p->obj, ".", reopen_flags(flags), mode);
   int err = errno;

@@ -144,7 +144,7 @@ long gate_op_bind(gate_call *c, int fd, uint64_t addr, uint64_t len) {
     a = (struct sockaddr *)&un, alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)w + 1);
     relative = false;
   }
-  int old = gate_with_umask(c);
+  int old = gate_with_umask(c, NULL);
   if (old < 0) {
     r = old;
     goto out;
